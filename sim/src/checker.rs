@@ -1,0 +1,160 @@
+//! Property evaluation along the explorer's paths.
+//!
+//! `always` and `sometimes` look at one state. `leads_to_within` needs memory of the path:
+//! each path carries one open deadline per such property (absolute virtual ms, `CLOSED` when
+//! none), and the explorer folds the *remaining* time of open deadlines into the state's
+//! fingerprint, so two paths reaching the same state with different obligations stay apart.
+
+use crate::fingerprint::{combine, Fingerprint, FpHasher};
+use crate::model::Model;
+use crate::property::{Expectation, Property};
+use crate::report::Status;
+use std::hash::Hasher;
+
+/// No open obligation.
+pub const CLOSED: u64 = u64::MAX;
+
+/// Why the explorer must record a path now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hit {
+    Violated,
+    Witnessed,
+}
+
+/// Evaluates properties and keeps their verdicts.
+pub struct Checker<M: Model> {
+    pub props: Vec<Property<M>>,
+    pub statuses: Vec<Status<M>>,
+    /// Indices (into `props`) of the `leads_to_within` properties, in obligation order.
+    within: Vec<usize>,
+}
+
+impl<M: Model> Checker<M> {
+    pub fn new(props: Vec<Property<M>>) -> Self {
+        let statuses = props
+            .iter()
+            .map(|p| match p.expectation {
+                Expectation::Sometimes(_) => Status::NotWitnessed,
+                _ => Status::Holds,
+            })
+            .collect();
+        let within = props
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.expectation, Expectation::LeadsToWithin { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        Checker {
+            props,
+            statuses,
+            within,
+        }
+    }
+
+    /// Obligations of a fresh run at virtual time `vt_ms`: `eventually_within` opens at once.
+    pub fn initial_obligations(&self, vt_ms: u64) -> Option<Box<[u64]>> {
+        if self.within.is_empty() {
+            return None;
+        }
+        let obligations = self
+            .within
+            .iter()
+            .map(|&i| match &self.props[i].expectation {
+                Expectation::LeadsToWithin {
+                    trigger: None,
+                    bound_ms,
+                    ..
+                } => vt_ms.saturating_add(*bound_ms),
+                _ => CLOSED,
+            });
+        Some(obligations.collect())
+    }
+
+    /// Whether property `i` still needs a path (violations and witnesses keep the first).
+    pub fn undecided(&self, i: usize) -> bool {
+        matches!(self.statuses[i], Status::Holds | Status::NotWitnessed)
+    }
+
+    /// Evaluates every property in `state` at `vt_ms`, updating `obligations`; pushes the
+    /// properties that need a path now onto `hits`.
+    pub fn evaluate(
+        &self,
+        model: &M,
+        state: &M::State,
+        vt_ms: u64,
+        obligations: &mut Option<Box<[u64]>>,
+        hits: &mut Vec<(usize, Hit)>,
+    ) {
+        for (i, prop) in self.props.iter().enumerate() {
+            match &prop.expectation {
+                Expectation::Always(cond) => {
+                    if self.undecided(i) && !cond(model, state) {
+                        hits.push((i, Hit::Violated));
+                    }
+                }
+                Expectation::Sometimes(cond) => {
+                    if self.undecided(i) && cond(model, state) {
+                        hits.push((i, Hit::Witnessed));
+                    }
+                }
+                Expectation::LeadsToWithin { .. } => {}
+            }
+        }
+        let Some(deadlines) = obligations.as_mut() else {
+            return;
+        };
+        for (k, &i) in self.within.iter().enumerate() {
+            let Expectation::LeadsToWithin {
+                trigger,
+                response,
+                bound_ms,
+            } = &self.props[i].expectation
+            else {
+                unreachable!("within holds only leads-to properties")
+            };
+            if deadlines[k] != CLOSED {
+                if vt_ms > deadlines[k] {
+                    deadlines[k] = CLOSED;
+                    if self.undecided(i) {
+                        hits.push((i, Hit::Violated));
+                    }
+                    continue;
+                }
+                if response(model, state) {
+                    deadlines[k] = CLOSED;
+                }
+            }
+            if deadlines[k] == CLOSED {
+                if let Some(trigger) = trigger {
+                    if trigger(model, state) && !response(model, state) {
+                        deadlines[k] = vt_ms.saturating_add(*bound_ms);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run ended in `state` with no enabled action: every open obligation is violated.
+    pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
+        let Some(deadlines) = obligations else { return };
+        for (k, &i) in self.within.iter().enumerate() {
+            if deadlines[k] != CLOSED && self.undecided(i) {
+                hits.push((i, Hit::Violated));
+            }
+        }
+    }
+
+    /// Folds open obligations (as time remaining) into a state's fingerprint.
+    pub fn fold(fp: Fingerprint, obligations: &Option<Box<[u64]>>, vt_ms: u64) -> Fingerprint {
+        match obligations {
+            None => fp,
+            Some(deadlines) => {
+                let mut h = FpHasher::new();
+                for &d in deadlines.iter() {
+                    h.write_u64(if d == CLOSED { CLOSED } else { d - vt_ms });
+                }
+                combine(fp, h.finish())
+            }
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! The explorer: one loop for every search strategy.
+//!
+//! It pops a state from the frontier, enumerates its enabled actions, lets the frontier
+//! select which to expand, computes successors, deduplicates them by fingerprint (when the
+//! frontier prunes), records how each new state was reached in the path log, evaluates the
+//! properties on it and pushes it. Depth-first, breadth-first, random walks and replay differ
+//! only in the frontier. Limits are checked as it goes and end the loop with a named outcome.
+
+use crate::checker::{Checker, Hit};
+use crate::chooser::ReplayMismatch;
+use crate::frontier::{Entry, Frontier};
+use crate::model::Model;
+use crate::path_log::PathLog;
+use crate::report::{Limit, Outcome, PropertyReport, Report, Stats, Status};
+use crate::visited::VisitedSet;
+use std::sync::Arc;
+
+/// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
+/// passes one (the `lockcheck` crate has a `std::time` implementation; tests use fakes).
+pub trait WallClock {
+    /// Milliseconds since the exploration started.
+    fn elapsed_ms(&self) -> u64;
+}
+
+/// Called now and then with the statistics so far (for progress bars).
+pub type ProgressHook = Box<dyn FnMut(&Stats)>;
+
+/// How far to search and when to stop.
+pub struct Options {
+    /// Stop at the first violation (true) or explore everything and report all properties.
+    pub stop_at_first_violation: bool,
+    /// Stop after this many unique states (named outcome `LimitReached(States)`).
+    pub max_states: Option<u64>,
+    /// Do not expand states at this depth (bounded search; walks end there).
+    pub max_depth: Option<u32>,
+    /// Do not expand states whose virtual time exceeds this.
+    pub max_virtual_time_ms: Option<u64>,
+    /// Stop when the explorer's estimated memory exceeds this.
+    pub max_memory_bytes: Option<u64>,
+    /// Stop after this much wall time (needs `wall_clock`).
+    pub time_limit_ms: Option<u64>,
+    pub wall_clock: Option<Arc<dyn WallClock>>,
+    pub progress: Option<ProgressHook>,
+    /// Pre-size the visited set for this many states.
+    pub expected_states: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stop_at_first_violation: true,
+            max_states: None,
+            max_depth: None,
+            max_virtual_time_ms: None,
+            max_memory_bytes: None,
+            time_limit_ms: None,
+            wall_clock: None,
+            progress: None,
+            expected_states: 0,
+        }
+    }
+}
+
+/// How often (in expanded states) limits and progress are checked.
+const CHECK_EVERY: u64 = 1 << 12;
+
+/// Explores `model` with `frontier` under `options`.
+///
+/// Fails only when a replay frontier meets a choice the model does not offer.
+pub fn explore<M: Model, F: Frontier<M>>(
+    model: &M,
+    frontier: &mut F,
+    mut options: Options,
+) -> Result<Report<M>, ReplayMismatch> {
+    let mut run = Run {
+        model,
+        checker: Checker::new(model.properties()),
+        visited: VisitedSet::with_capacity(options.expected_states),
+        log: PathLog::default(),
+        stats: Stats::default(),
+        hits: Vec::new(),
+        seed: None,
+        cut_by_depth: false,
+        cut_by_time: false,
+    };
+    let outcome = run.main_loop(frontier, &mut options)?;
+    if let Some(clock) = &options.wall_clock {
+        run.stats.wall_ms = Some(clock.elapsed_ms());
+    }
+    let properties = run
+        .checker
+        .props
+        .iter()
+        .zip(run.checker.statuses)
+        .map(|(p, status)| PropertyReport {
+            name: p.name.clone(),
+            kind: p.kind(),
+            status,
+        })
+        .collect();
+    Ok(Report {
+        outcome,
+        stats: run.stats,
+        properties,
+    })
+}
+
+struct Run<'m, M: Model> {
+    model: &'m M,
+    checker: Checker<M>,
+    visited: VisitedSet,
+    log: PathLog,
+    stats: Stats,
+    hits: Vec<(usize, Hit)>,
+    seed: Option<u64>,
+    cut_by_depth: bool,
+    cut_by_time: bool,
+}
+
+enum Step {
+    Go,
+    Stop(Outcome),
+}
+
+impl<M: Model> Run<'_, M> {
+    fn main_loop<F: Frontier<M>>(
+        &mut self,
+        frontier: &mut F,
+        options: &mut Options,
+    ) -> Result<Outcome, ReplayMismatch> {
+        let prunes = frontier.prunes_visited();
+        let mut enabled = Vec::new();
+        let mut selected = Vec::new();
+        while let Some(start) = frontier.next_run() {
+            self.stats.runs += 1;
+            self.seed = start.seed;
+            if !prunes {
+                self.log.clear();
+            }
+            let inits = self.model.init_states();
+            selected.clear();
+            frontier.select_init(inits.len(), &mut selected)?;
+            for &i in &selected {
+                let state = inits[i].clone();
+                let vt = self.model.virtual_time_ms(&state);
+                let mut obligations = self.checker.initial_obligations(vt);
+                let fp = Checker::<M>::fold(self.model.fingerprint(&state), &obligations, vt);
+                if !self.visited.insert(fp) && prunes {
+                    continue;
+                }
+                self.stats.unique_states = self.visited.len() as u64;
+                let node = self.log.push_root(i);
+                if let Step::Stop(o) = self.check(&state, vt, node, &mut obligations, options) {
+                    return Ok(o);
+                }
+                frontier.push(Entry {
+                    state,
+                    node,
+                    depth: 0,
+                    obligations,
+                });
+            }
+            while let Some(entry) = frontier.pop() {
+                self.stats.expanded_states += 1;
+                if options
+                    .max_states
+                    .is_some_and(|m| self.visited.len() as u64 >= m)
+                {
+                    self.stats.unique_states = self.visited.len() as u64;
+                    return Ok(Outcome::LimitReached(Limit::States));
+                }
+                if self.stats.expanded_states % CHECK_EVERY == 0 {
+                    if let Some(limit) = self.limit_hit(frontier, options) {
+                        return Ok(Outcome::LimitReached(limit));
+                    }
+                }
+                if let Step::Stop(o) =
+                    self.expand(entry, frontier, options, &mut enabled, &mut selected)?
+                {
+                    return Ok(o);
+                }
+            }
+        }
+        self.update_memory(0, 0);
+        Ok(if !prunes {
+            Outcome::RunsDone {
+                runs: self.stats.runs,
+            }
+        } else if self.cut_by_depth || self.cut_by_time {
+            Outcome::Bounded {
+                depth: self.cut_by_depth,
+                virtual_time: self.cut_by_time,
+            }
+        } else {
+            Outcome::Complete
+        })
+    }
+
+    fn expand<F: Frontier<M>>(
+        &mut self,
+        entry: Entry<M::State>,
+        frontier: &mut F,
+        options: &Options,
+        enabled: &mut Vec<M::Action>,
+        selected: &mut Vec<usize>,
+    ) -> Result<Step, ReplayMismatch> {
+        let model = self.model;
+        let state = &entry.state;
+        if options.max_depth.is_some_and(|d| entry.depth >= d) {
+            self.cut_by_depth = true;
+            self.stats.cut_off_states += 1;
+            return Ok(Step::Go);
+        }
+        let vt = model.virtual_time_ms(state);
+        if options.max_virtual_time_ms.is_some_and(|t| vt > t) {
+            self.cut_by_time = true;
+            self.stats.cut_off_states += 1;
+            return Ok(Step::Go);
+        }
+        enabled.clear();
+        model.actions(state, enabled);
+        selected.clear();
+        frontier.select(model, state, enabled, selected)?;
+        if enabled.is_empty() {
+            self.checker.at_terminal(&entry.obligations, &mut self.hits);
+            return Ok(self.record_hits(entry.node, options));
+        }
+        let prunes = frontier.prunes_visited();
+        for &choice in selected.iter() {
+            let Some(next) = model.next_state(state, &enabled[choice]) else {
+                continue;
+            };
+            self.stats.transitions += 1;
+            let next_vt = model.virtual_time_ms(&next);
+            let mut obligations = entry.obligations.clone();
+            let fp = model.fingerprint(&next);
+            let fp = Checker::<M>::fold(fp, &obligations, next_vt);
+            if !self.visited.insert(fp) && prunes {
+                continue;
+            }
+            let node = self.log.push(entry.node, choice);
+            let depth = entry.depth + 1;
+            self.stats.max_depth = self.stats.max_depth.max(depth);
+            self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next_vt);
+            if let Step::Stop(o) = self.check(&next, next_vt, node, &mut obligations, options) {
+                return Ok(Step::Stop(o));
+            }
+            frontier.push(Entry {
+                state: next,
+                node,
+                depth,
+                obligations,
+            });
+        }
+        self.stats.unique_states = self.visited.len() as u64;
+        Ok(Step::Go)
+    }
+
+    /// Evaluates properties on a newly reached state.
+    fn check(
+        &mut self,
+        state: &M::State,
+        vt: u64,
+        node: u32,
+        obligations: &mut Option<Box<[u64]>>,
+        options: &Options,
+    ) -> Step {
+        self.checker
+            .evaluate(self.model, state, vt, obligations, &mut self.hits);
+        self.record_hits(node, options)
+    }
+
+    fn record_hits(&mut self, node: u32, options: &Options) -> Step {
+        if self.hits.is_empty() {
+            return Step::Go;
+        }
+        let path = self.log.path_to(self.model, node, self.seed);
+        let mut violated = false;
+        for (i, hit) in self.hits.drain(..) {
+            self.checker.statuses[i] = match hit {
+                Hit::Violated => {
+                    violated = true;
+                    Status::Violated(path.clone())
+                }
+                Hit::Witnessed => Status::Witnessed(path.clone()),
+            };
+        }
+        self.stats.unique_states = self.visited.len() as u64;
+        if violated && options.stop_at_first_violation {
+            return Step::Stop(Outcome::StoppedAtViolation);
+        }
+        Step::Go
+    }
+
+    fn limit_hit<F: Frontier<M>>(&mut self, frontier: &F, options: &mut Options) -> Option<Limit> {
+        self.stats.unique_states = self.visited.len() as u64;
+        let memory = self.update_memory(frontier.len(), std::mem::size_of::<Entry<M::State>>());
+        if let Some(progress) = options.progress.as_mut() {
+            progress(&self.stats);
+        }
+        if options.max_memory_bytes.is_some_and(|m| memory >= m) {
+            return Some(Limit::Memory);
+        }
+        if let (Some(limit), Some(clock)) = (options.time_limit_ms, &options.wall_clock) {
+            if clock.elapsed_ms() >= limit {
+                return Some(Limit::WallTime);
+            }
+        }
+        None
+    }
+
+    /// Estimates the bytes held now (visited set with its next resize, log, frontier).
+    fn update_memory(&mut self, frontier_len: usize, entry_size: usize) -> u64 {
+        let next_batch = CHECK_EVERY as usize * 16;
+        let bytes = self.visited.bytes_after_growth(next_batch)
+            + self.log.bytes()
+            + frontier_len * entry_size;
+        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(bytes as u64);
+        bytes as u64
+    }
+}

@@ -1,0 +1,194 @@
+//! Frontiers: the only thing that differs between search strategies.
+//!
+//! The explorer has one loop; a frontier decides which pending state comes next and which of
+//! a state's enabled actions are expanded. A stack gives depth-first search, a queue gives
+//! breadth-first search (the first counterexample found is a shortest one), and a `Walk`
+//! keeps a single state and lets a `Chooser` pick one action per step: seeded random walks,
+//! and replay of a recorded trace.
+
+use crate::chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
+use crate::model::Model;
+use std::collections::VecDeque;
+
+/// A state waiting to be expanded.
+#[derive(Clone, Debug)]
+pub struct Entry<S> {
+    pub state: S,
+    /// Index of this state's node in the explorer's path log.
+    pub node: u32,
+    pub depth: u32,
+    /// Open `eventually` deadlines (absolute virtual ms; `u64::MAX` = none), if the model
+    /// has such properties.
+    pub obligations: Option<Box<[u64]>>,
+}
+
+/// What starts a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunStart {
+    /// The seed of a random run.
+    pub seed: Option<u64>,
+}
+
+/// A search strategy.
+pub trait Frontier<M: Model> {
+    /// Begins the next run, or `None` when all runs are done. Exhaustive frontiers have one.
+    fn next_run(&mut self) -> Option<RunStart>;
+    fn push(&mut self, entry: Entry<M::State>);
+    fn pop(&mut self) -> Option<Entry<M::State>>;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
+    fn prunes_visited(&self) -> bool {
+        true
+    }
+    /// Which of `count` initial states to start from.
+    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), ReplayMismatch> {
+        out.extend(0..count);
+        Ok(())
+    }
+    /// Which of the `enabled` actions of `state` to expand (indices into `enabled`).
+    fn select(
+        &mut self,
+        _model: &M,
+        _state: &M::State,
+        enabled: &[M::Action],
+        out: &mut Vec<usize>,
+    ) -> Result<(), ReplayMismatch> {
+        out.extend(0..enabled.len());
+        Ok(())
+    }
+}
+
+/// Depth-first search: a stack.
+pub struct DepthFirst<S> {
+    stack: Vec<Entry<S>>,
+    started: bool,
+}
+
+impl<S> Default for DepthFirst<S> {
+    fn default() -> Self {
+        DepthFirst {
+            stack: Vec::new(),
+            started: false,
+        }
+    }
+}
+
+impl<M: Model> Frontier<M> for DepthFirst<M::State> {
+    fn next_run(&mut self) -> Option<RunStart> {
+        (!std::mem::replace(&mut self.started, true)).then_some(RunStart { seed: None })
+    }
+    fn push(&mut self, entry: Entry<M::State>) {
+        self.stack.push(entry);
+    }
+    fn pop(&mut self) -> Option<Entry<M::State>> {
+        self.stack.pop()
+    }
+    fn len(&self) -> usize {
+        self.stack.len()
+    }
+}
+
+/// Breadth-first search: a queue. The first violation found is at the smallest depth.
+pub struct BreadthFirst<S> {
+    queue: VecDeque<Entry<S>>,
+    started: bool,
+}
+
+impl<S> Default for BreadthFirst<S> {
+    fn default() -> Self {
+        BreadthFirst {
+            queue: VecDeque::new(),
+            started: false,
+        }
+    }
+}
+
+impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
+    fn next_run(&mut self) -> Option<RunStart> {
+        (!std::mem::replace(&mut self.started, true)).then_some(RunStart { seed: None })
+    }
+    fn push(&mut self, entry: Entry<M::State>) {
+        self.queue.push_back(entry);
+    }
+    fn pop(&mut self) -> Option<Entry<M::State>> {
+        self.queue.pop_front()
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Single-path runs, each driven by a chooser: random walks and replay.
+pub struct Walk<S, C> {
+    runs: Box<dyn Iterator<Item = (Option<u64>, C)>>,
+    chooser: Option<C>,
+    slot: Option<Entry<S>>,
+}
+
+impl<S> Walk<S, RandomChooser> {
+    /// One random walk for each seed in `seeds`.
+    pub fn random(seeds: impl Iterator<Item = u64> + 'static) -> Self {
+        Walk::new(seeds.map(|s| (Some(s), RandomChooser::from_seed(s))))
+    }
+}
+
+impl<S> Walk<S, ReplayChooser> {
+    /// One run that follows `labels` from initial state `init`.
+    pub fn replay(seed: Option<u64>, init: usize, labels: Vec<String>) -> Self {
+        Walk::new(std::iter::once((seed, ReplayChooser::new(init, labels))))
+    }
+}
+
+impl<S, C> Walk<S, C> {
+    pub fn new(runs: impl Iterator<Item = (Option<u64>, C)> + 'static) -> Self {
+        Walk {
+            runs: Box::new(runs),
+            chooser: None,
+            slot: None,
+        }
+    }
+}
+
+impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
+    fn next_run(&mut self) -> Option<RunStart> {
+        self.slot = None;
+        let (seed, chooser) = self.runs.next()?;
+        self.chooser = Some(chooser);
+        Some(RunStart { seed })
+    }
+    fn push(&mut self, entry: Entry<M::State>) {
+        debug_assert!(
+            self.slot.is_none(),
+            "a walk expands one successor at a time"
+        );
+        self.slot = Some(entry);
+    }
+    fn pop(&mut self) -> Option<Entry<M::State>> {
+        self.slot.take()
+    }
+    fn len(&self) -> usize {
+        self.slot.is_some() as usize
+    }
+    fn prunes_visited(&self) -> bool {
+        false
+    }
+    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), ReplayMismatch> {
+        let chooser = self.chooser.as_mut().expect("next_run was called");
+        out.push(chooser.choose_init(count)?);
+        Ok(())
+    }
+    fn select(
+        &mut self,
+        model: &M,
+        state: &M::State,
+        enabled: &[M::Action],
+        out: &mut Vec<usize>,
+    ) -> Result<(), ReplayMismatch> {
+        let chooser = self.chooser.as_mut().expect("next_run was called");
+        out.extend(chooser.choose(model, state, enabled)?);
+        Ok(())
+    }
+}

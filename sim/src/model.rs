@@ -1,0 +1,76 @@
+//! The core abstraction: a model is a nondeterministic transition system with properties.
+//!
+//! Everything lockcheck checks, from the tiny benchmark model to a world of Redis nodes and
+//! lock clients, implements this one trait. A state has zero or more *enabled actions*; each
+//! action leads to one successor state. All nondeterminism (which event runs next, a
+//! message's delay, whether a fault fires and how big it is) is expressed as a choice among
+//! enabled actions, so a run is fully described by the sequence of chosen actions. The
+//! explorer enumerates them (exhaustive), a `Chooser` picks one (random walks), or a trace
+//! dictates them (replay).
+
+use crate::fingerprint::{fingerprint_of, Fingerprint};
+use crate::property::Property;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A nondeterministic transition system with properties to check.
+pub trait Model: Sized {
+    /// A state. `Hash` feeds the default fingerprint.
+    type State: Clone + Debug + Hash;
+    /// An enabled choice. Equality lets the shrinker find a remembered action again.
+    type Action: Clone + Debug + PartialEq;
+
+    /// The initial states (usually one).
+    fn init_states(&self) -> Vec<Self::State>;
+
+    /// Appends the actions enabled in `state` to `actions` (which arrives empty). The order
+    /// must be deterministic: it is part of what a seed means.
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>);
+
+    /// The successor of `state` under `action`, or `None` if the action turns out to be a
+    /// no-op that should not count as a transition.
+    fn next_state(&self, state: &Self::State, action: &Self::Action) -> Option<Self::State>;
+
+    /// The properties to check.
+    fn properties(&self) -> Vec<Property<Self>>;
+
+    /// The fingerprint used to deduplicate states. Override it to ignore absolute time or to
+    /// hash a packed representation faster.
+    fn fingerprint(&self, state: &Self::State) -> Fingerprint {
+        fingerprint_of(state)
+    }
+
+    /// A human-readable, stable label for `action` in `state`; traces store labels and
+    /// replay matches them, so two enabled actions of one state must not share a label.
+    fn label(&self, _state: &Self::State, action: &Self::Action) -> String {
+        format!("{action:?}")
+    }
+
+    /// The virtual time of `state` in milliseconds (0 for untimed models).
+    fn virtual_time_ms(&self, _state: &Self::State) -> u64 {
+        0
+    }
+
+    /// Whether `action` injects a fault. Random walks take faults with a low probability and
+    /// the shrinker tries hardest to remove them.
+    fn is_fault(&self, _action: &Self::Action) -> bool {
+        false
+    }
+
+    /// Smaller variants of `action` (a shorter pause, a smaller delay), best first. The
+    /// shrinker tries them in place of the original.
+    fn shrink_action(&self, _action: &Self::Action) -> Vec<Self::Action> {
+        Vec::new()
+    }
+
+    /// A hash of everything that gives a trace its meaning (the model's configuration). A
+    /// trace recorded against a different configuration is refused on replay.
+    fn model_hash(&self) -> u64 {
+        0
+    }
+
+    /// A short name of the model for traces and reports.
+    fn name(&self) -> String {
+        std::any::type_name::<Self>().to_string()
+    }
+}

@@ -1,0 +1,110 @@
+//! The path log: how the explorer remembers the way to every state at 6 bytes a state.
+//!
+//! Each node records its parent node and the index of the action (among the parent's enabled
+//! actions) that led to it; roots record the index of their initial state. A counterexample
+//! is rebuilt by walking parents back to the root and re-executing those action indices,
+//! which is why `Model::actions` must enumerate in a deterministic order.
+
+use crate::model::Model;
+use crate::report::{Path, Step};
+
+const ROOT: u32 = u32::MAX;
+
+/// Parent links and choice indices, one per recorded node.
+#[derive(Clone, Debug, Default)]
+pub struct PathLog {
+    parents: Vec<u32>,
+    choices: Vec<u16>,
+}
+
+impl PathLog {
+    /// Records a root: initial state number `init`.
+    pub fn push_root(&mut self, init: usize) -> u32 {
+        self.push(ROOT, init)
+    }
+
+    /// Records the successor of `parent` under its `choice`-th enabled action.
+    pub fn push(&mut self, parent: u32, choice: usize) -> u32 {
+        let node = self.parents.len();
+        assert!(
+            node < ROOT as usize,
+            "path log full: more than 4 billion recorded states (raise the state limit's granularity)"
+        );
+        assert!(
+            choice <= u16::MAX as usize,
+            "a state has more than 65,535 enabled actions; the path log stores choices as u16"
+        );
+        self.parents.push(parent);
+        self.choices.push(choice as u16);
+        node as u32
+    }
+
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.parents.clear();
+        self.choices.clear();
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.parents.capacity() * 4 + self.choices.capacity() * 2
+    }
+
+    /// The initial-state index and the action choices from the root to `node`.
+    pub fn choices_to(&self, node: u32) -> (usize, Vec<usize>) {
+        let mut choices = Vec::new();
+        let mut n = node;
+        loop {
+            let parent = self.parents[n as usize];
+            let choice = self.choices[n as usize] as usize;
+            if parent == ROOT {
+                choices.reverse();
+                return (choice, choices);
+            }
+            choices.push(choice);
+            n = parent;
+        }
+    }
+
+    /// Rebuilds the full path to `node` by re-executing its choices.
+    pub fn path_to<M: Model>(&self, model: &M, node: u32, seed: Option<u64>) -> Path<M> {
+        let (init, choices) = self.choices_to(node);
+        rebuild_path(model, init, &choices, seed)
+    }
+}
+
+/// Re-executes `choices` (indices into each state's enabled actions) from initial state `init`.
+pub fn rebuild_path<M: Model>(
+    model: &M,
+    init: usize,
+    choices: &[usize],
+    seed: Option<u64>,
+) -> Path<M> {
+    let mut state = model.init_states().swap_remove(init);
+    let mut states = vec![state.clone()];
+    let mut steps = Vec::with_capacity(choices.len());
+    let mut enabled = Vec::new();
+    for &choice in choices {
+        enabled.clear();
+        model.actions(&state, &mut enabled);
+        let action = enabled[choice].clone();
+        let label = model.label(&state, &action);
+        state = model
+            .next_state(&state, &action)
+            .expect("internal bug: a recorded transition is not deterministic");
+        steps.push(Step { action, label });
+        states.push(state.clone());
+    }
+    Path {
+        seed,
+        init,
+        steps,
+        states,
+    }
+}
