@@ -11,6 +11,7 @@
 //! Nothing here reads the system clock, uses ambient randomness or iterates a `HashMap`:
 //! the same model and seed give the same run, byte for byte.
 
+pub mod bench_model;
 pub mod checker;
 pub mod chooser;
 pub mod explorer;
@@ -21,7 +22,10 @@ pub mod path_log;
 pub mod prng;
 pub mod property;
 pub mod report;
+pub mod shrink;
+pub mod trace;
 pub mod visited;
+pub mod world;
 
 pub use chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
 pub use explorer::{explore, Options, WallClock};
@@ -31,3 +35,5 @@ pub use model::Model;
 pub use prng::Prng;
 pub use property::{Expectation, Property, PropertyKind};
 pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
+pub use shrink::{shrink, ShrinkOptions};
+pub use trace::{replay, Replay, Trace, TraceError, TraceStep};

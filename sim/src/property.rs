@@ -117,3 +117,30 @@ impl fmt::Display for PropertyKind {
         })
     }
 }
+
+impl<M: Model> Clone for Expectation<M> {
+    fn clone(&self) -> Self {
+        match self {
+            Expectation::Always(c) => Expectation::Always(c.clone()),
+            Expectation::Sometimes(c) => Expectation::Sometimes(c.clone()),
+            Expectation::LeadsToWithin {
+                trigger,
+                response,
+                bound_ms,
+            } => Expectation::LeadsToWithin {
+                trigger: trigger.clone(),
+                response: response.clone(),
+                bound_ms: *bound_ms,
+            },
+        }
+    }
+}
+
+impl<M: Model> Clone for Property<M> {
+    fn clone(&self) -> Self {
+        Property {
+            name: self.name.clone(),
+            expectation: self.expectation.clone(),
+        }
+    }
+}

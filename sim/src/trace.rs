@@ -1,0 +1,222 @@
+//! Traces: a failing run as versioned JSON, and its replay.
+//!
+//! A trace records what is needed to run the same steps again and to know whether that is
+//! still meaningful: the format version, the tool version, the model's name and
+//! configuration hash, the seed of the random run (if any), the property that failed, the
+//! initial state and the *labelled* choices. Replay follows the labels one by one and
+//! refuses, naming the step, when the model offers no action with the recorded label.
+
+use crate::chooser::{Chooser, ReplayChooser, ReplayMismatch};
+use crate::explorer::{explore, Options};
+use crate::frontier::Walk;
+use crate::model::Model;
+use crate::path_log::rebuild_path;
+use crate::report::{Path, Report};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The trace format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The version of the kernel that wrote a trace.
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One labelled choice, with the virtual time after it (for people; replay checks labels).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceStep {
+    pub label: String,
+    pub at_ms: u64,
+}
+
+/// A replayable record of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    pub format_version: u32,
+    pub tool_version: String,
+    pub model: String,
+    /// `Model::model_hash` as 16 hex digits.
+    pub model_hash: String,
+    pub seed: Option<u64>,
+    /// The property this run violates (or witnesses), if any.
+    pub property: Option<String>,
+    /// Index of the initial state.
+    pub init: usize,
+    pub steps: Vec<TraceStep>,
+}
+
+/// Why a trace cannot be replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceError {
+    /// Not valid trace JSON.
+    Malformed(String),
+    /// Written in another trace format.
+    Version { found: u32, supported: u32 },
+    /// Recorded against another model or configuration.
+    OtherModel {
+        trace_model: String,
+        trace_hash: String,
+        model: String,
+        hash: String,
+    },
+    /// The model does not offer a recorded choice.
+    Mismatch(ReplayMismatch),
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Malformed(e) => write!(f, "not a lockcheck trace: {e}"),
+            TraceError::Version { found, supported } => write!(
+                f,
+                "trace format version {found} is not supported by this lockcheck (it reads version {supported})"
+            ),
+            TraceError::OtherModel {
+                trace_model,
+                trace_hash,
+                model,
+                hash,
+            } => write!(
+                f,
+                "the trace was recorded for model `{trace_model}` (configuration {trace_hash}), \
+                 not for `{model}` (configuration {hash}); replaying it here would mean something else"
+            ),
+            TraceError::Mismatch(m) => m.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl From<ReplayMismatch> for TraceError {
+    fn from(m: ReplayMismatch) -> Self {
+        TraceError::Mismatch(m)
+    }
+}
+
+fn hash_hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
+impl Trace {
+    /// The trace of `path` through `model`.
+    pub fn from_path<M: Model>(model: &M, path: &Path<M>, property: Option<&str>) -> Self {
+        let steps = path
+            .steps
+            .iter()
+            .zip(&path.states[1..])
+            .map(|(step, state)| TraceStep {
+                label: step.label.clone(),
+                at_ms: model.virtual_time_ms(state),
+            })
+            .collect();
+        Trace {
+            format_version: FORMAT_VERSION,
+            tool_version: TOOL_VERSION.to_string(),
+            model: model.name(),
+            model_hash: hash_hex(model.model_hash()),
+            seed: path.seed,
+            property: property.map(str::to_string),
+            init: path.init,
+            steps,
+        }
+    }
+
+    pub fn labels(&self) -> Vec<String> {
+        self.steps.iter().map(|s| s.label.clone()).collect()
+    }
+
+    /// Pretty JSON, identical for identical traces.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a trace always serialises") + "\n"
+    }
+
+    /// Parses JSON and checks the format version.
+    pub fn from_json(text: &str) -> Result<Trace, TraceError> {
+        #[derive(Deserialize)]
+        struct VersionOnly {
+            format_version: u32,
+        }
+        let version: VersionOnly =
+            serde_json::from_str(text).map_err(|e| TraceError::Malformed(e.to_string()))?;
+        if version.format_version != FORMAT_VERSION {
+            return Err(TraceError::Version {
+                found: version.format_version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        serde_json::from_str(text).map_err(|e| TraceError::Malformed(e.to_string()))
+    }
+
+    /// Refuses a trace recorded against another model or configuration.
+    pub fn check_model<M: Model>(&self, model: &M) -> Result<(), TraceError> {
+        let hash = hash_hex(model.model_hash());
+        if self.model_hash != hash || self.model != model.name() {
+            return Err(TraceError::OtherModel {
+                trace_model: self.model.clone(),
+                trace_hash: self.model_hash.clone(),
+                model: model.name(),
+                hash,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The result of a replay: the run itself and the property verdicts along it.
+pub struct Replay<M: Model> {
+    pub path: Path<M>,
+    pub report: Report<M>,
+}
+
+/// Replays `trace` on `model`: checks version and model, follows every label, and
+/// evaluates the properties along the run exactly as the search did.
+pub fn replay<M: Model>(model: &M, trace: &Trace) -> Result<Replay<M>, TraceError> {
+    if trace.format_version != FORMAT_VERSION {
+        return Err(TraceError::Version {
+            found: trace.format_version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    trace.check_model(model)?;
+    let path = follow_labels(model, trace.seed, trace.init, trace.labels())?;
+    let mut walk = Walk::replay(trace.seed, trace.init, trace.labels());
+    let options = Options {
+        stop_at_first_violation: false,
+        ..Options::default()
+    };
+    let report = explore(model, &mut walk, options)?;
+    Ok(Replay { path, report })
+}
+
+/// The path that follows `labels` from initial state `init`.
+pub fn follow_labels<M: Model>(
+    model: &M,
+    seed: Option<u64>,
+    init: usize,
+    labels: Vec<String>,
+) -> Result<Path<M>, ReplayMismatch> {
+    let count = labels.len();
+    let mut chooser = ReplayChooser::new(init, labels);
+    let mut state = model
+        .init_states()
+        .into_iter()
+        .nth(Chooser::<M>::choose_init(
+            &mut chooser,
+            model.init_states().len(),
+        )?)
+        .expect("choose_init checks the index");
+    let mut choices = Vec::with_capacity(count);
+    let mut enabled = Vec::new();
+    for _ in 0..count {
+        enabled.clear();
+        model.actions(&state, &mut enabled);
+        let i = chooser
+            .choose(model, &state, &enabled)?
+            .expect("labels remain, so the chooser picks or refuses");
+        choices.push(i);
+        state = model
+            .next_state(&state, &enabled[i])
+            .expect("internal bug: a replayed action is a no-op");
+    }
+    Ok(rebuild_path(model, init, &choices, seed))
+}

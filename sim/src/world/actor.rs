@@ -1,0 +1,150 @@
+//! Sans-IO actors: the processes of a world, written as plain state machines.
+//!
+//! An actor never awaits, sleeps or reads a system clock. A handler receives its state, the
+//! event (start, message, timer, restart) and a [`Context`] that tells it the process's own
+//! clock readings and collects its effects: messages to send and timers to set or cancel.
+//! The same actor runs under every driver (exhaustive, random, replay, madsim).
+
+use crate::fingerprint::FpHasher;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// Index of a process in its world.
+pub type ProcessId = usize;
+
+/// The kind of crash a process suffers; the actor decides what survives each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CrashKind {
+    /// The process dies; the machine and its OS (page cache, fsynced or not) survive.
+    Process,
+    /// The machine loses power: whatever was not fsynced is lost too.
+    PowerLoss,
+}
+
+/// A process's clock readings at the moment a handler runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalNow {
+    /// Wall-clock reading in ms (affected by offset, rate error and steps).
+    pub wall_ms: i64,
+    /// Monotonic reading in ms (affected by rate error, never by steps).
+    pub mono_ms: i64,
+}
+
+/// A handler's window on the world: its clock, and a buffer for its effects.
+#[derive(Debug)]
+pub struct Context<M, T> {
+    me: ProcessId,
+    now: LocalNow,
+    pub(crate) sends: Vec<(ProcessId, M)>,
+    pub(crate) timers: Vec<TimerEffect<T>>,
+}
+
+/// A timer request of a handler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimerEffect<T> {
+    /// Fire `timer` after `after_ms` of this process's monotonic time; replaces a pending
+    /// timer with the same value.
+    Set {
+        timer: T,
+        after_ms: u64,
+    },
+    Cancel(T),
+}
+
+impl<M, T> Context<M, T> {
+    pub fn new(me: ProcessId, now: LocalNow) -> Self {
+        Context {
+            me,
+            now,
+            sends: Vec::new(),
+            timers: Vec::new(),
+        }
+    }
+    /// This process's id.
+    pub fn me(&self) -> ProcessId {
+        self.me
+    }
+    /// This process's wall-clock reading (ms).
+    pub fn wall_ms(&self) -> i64 {
+        self.now.wall_ms
+    }
+    /// This process's monotonic-clock reading (ms).
+    pub fn mono_ms(&self) -> i64 {
+        self.now.mono_ms
+    }
+    pub fn local_now(&self) -> LocalNow {
+        self.now
+    }
+    /// Sends `msg` to `to` over the simulated network.
+    pub fn send(&mut self, to: ProcessId, msg: M) {
+        self.sends.push((to, msg));
+    }
+    /// Sets (or resets) `timer` to fire after `after_ms` of monotonic time.
+    pub fn set_timer(&mut self, timer: T, after_ms: u64) {
+        self.timers.push(TimerEffect::Set { timer, after_ms });
+    }
+    /// Cancels `timer` if it is pending.
+    pub fn cancel_timer(&mut self, timer: T) {
+        self.timers.push(TimerEffect::Cancel(timer));
+    }
+    /// The effects collected so far (for drivers other than the world, and for tests).
+    pub fn into_effects(self) -> (Vec<(ProcessId, M)>, Vec<TimerEffect<T>>) {
+        (self.sends, self.timers)
+    }
+}
+
+/// A process: its behaviour (`self`, immutable configuration) over its state.
+pub trait Actor: Debug {
+    type Msg: Clone + Debug + Hash + Eq;
+    type Timer: Clone + Debug + Hash + Eq;
+    type State: Clone + Debug + Hash + Eq;
+
+    /// The state at first start.
+    fn on_start(&self, ctx: &mut Context<Self::Msg, Self::Timer>) -> Self::State;
+
+    /// A message from `from` arrives.
+    fn on_message(
+        &self,
+        state: &mut Self::State,
+        from: ProcessId,
+        msg: Self::Msg,
+        ctx: &mut Context<Self::Msg, Self::Timer>,
+    );
+
+    /// A timer set earlier fires.
+    fn on_timer(
+        &self,
+        state: &mut Self::State,
+        timer: Self::Timer,
+        ctx: &mut Context<Self::Msg, Self::Timer>,
+    );
+
+    /// What survives a crash of `kind` (`None`: nothing; the process restarts from scratch).
+    fn on_crash(&self, _state: &Self::State, _kind: CrashKind) -> Option<Self::State> {
+        None
+    }
+
+    /// The state after a restart, from what survived the crash.
+    fn on_restart(
+        &self,
+        survived: Option<Self::State>,
+        ctx: &mut Context<Self::Msg, Self::Timer>,
+    ) -> Self::State {
+        match survived {
+            Some(state) => state,
+            None => self.on_start(ctx),
+        }
+    }
+
+    /// Feeds `state` into a fingerprint. Actors that store absolute local times (deadlines)
+    /// should hash them relative to `now`, so that states differing only by absolute time
+    /// coincide; the default hashes the state as it is.
+    fn hash_state(&self, state: &Self::State, _now: LocalNow, hasher: &mut FpHasher) {
+        state.hash(hasher);
+    }
+
+    /// A short description of a message for labels (defaults to `Debug`).
+    fn describe_msg(&self, msg: &Self::Msg) -> String {
+        format!("{msg:?}")
+    }
+}

@@ -1,0 +1,160 @@
+//! The world: a discrete-event system of sans-IO actors that implements [`Model`].
+//!
+//! Virtual time is integer milliseconds. Timers and messages have due times; when nothing is
+//! due, the only step is `Advance`, which jumps to the earliest due time; everything due at
+//! the same time is enabled together, so their order is a branch point. Each process has
+//! its own clock ([`ClockSpec`]). A paused process runs no handler: messages to it wait in its
+//! buffer and its due timers fire, in order, after it resumes. Faults from the
+//! [`FaultEnvelope`] are enabled at every step while their budget lasts, which is what lets a
+//! pause begin just before a due event (after `Advance`, before the event runs).
+//!
+//! Fingerprints use times relative to `now` (see [`WorldState::hash_relative`]), so a world
+//! with periodic timers still has finitely many distinct states.
+
+mod action;
+mod actor;
+mod clock;
+mod faults;
+mod label;
+mod network;
+mod state;
+mod step;
+
+pub use action::WorldAction;
+pub use actor::{Actor, Context, CrashKind, LocalNow, ProcessId, TimerEffect};
+pub use clock::ClockSpec;
+pub use faults::{
+    ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
+};
+pub use network::{InFlight, LinkSpec, Network, Unrouted};
+pub use state::{Life, PendingTimer, ProcState, StateOf, WorldState};
+
+use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
+use crate::model::Model;
+use crate::property::Property;
+use std::hash::Hasher;
+
+/// One process of a world: a name, its behaviour and its clock.
+#[derive(Clone, Debug)]
+pub struct ProcessSpec<A> {
+    pub name: String,
+    pub actor: A,
+    pub clock: ClockSpec,
+}
+
+/// A world of actors, a network, a fault envelope and properties.
+pub struct World<A: Actor> {
+    pub name: String,
+    pub processes: Vec<ProcessSpec<A>>,
+    pub network: Network,
+    pub faults: FaultEnvelope,
+    pub properties: Vec<Property<World<A>>>,
+    actors: Vec<A>,
+    clocks: Vec<ClockSpec>,
+}
+
+impl<A: Actor + Clone> World<A> {
+    /// A world of `processes` on a network with a 1 ms FIFO link everywhere and no faults.
+    pub fn new(name: impl Into<String>, processes: Vec<ProcessSpec<A>>) -> Self {
+        let actors = processes.iter().map(|p| p.actor.clone()).collect();
+        let clocks = processes.iter().map(|p| p.clock).collect();
+        World {
+            name: name.into(),
+            processes,
+            network: Network::default(),
+            faults: FaultEnvelope::none(),
+            properties: Vec::new(),
+            actors,
+            clocks,
+        }
+    }
+}
+
+impl<A: Actor> World<A> {
+    pub fn with_network(mut self, network: Network) -> Self {
+        self.network = network;
+        self
+    }
+
+    pub fn with_faults(mut self, faults: FaultEnvelope) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    pub fn with_property(mut self, property: Property<World<A>>) -> Self {
+        self.properties.push(property);
+        self
+    }
+
+    /// The process called `name`.
+    pub fn process_id(&self, name: &str) -> Option<ProcessId> {
+        self.processes.iter().position(|p| p.name == name)
+    }
+
+    pub fn process_name(&self, p: ProcessId) -> &str {
+        &self.processes[p].name
+    }
+
+    /// Process `p`'s clock readings in `state`.
+    pub fn local_now(&self, state: &StateOf<A>, p: ProcessId) -> LocalNow {
+        self.clocks[p].local_now(state.now_ms, state.procs[p].clock_steps_ms)
+    }
+}
+
+impl<A: Actor> Model for World<A> {
+    type State = StateOf<A>;
+    type Action = WorldAction<A::Msg, A::Timer>;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        vec![self.initial_state()]
+    }
+
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        self.enabled(state, actions);
+    }
+
+    fn next_state(&self, state: &Self::State, action: &Self::Action) -> Option<Self::State> {
+        let mut next: StateOf<A> = state.clone();
+        self.apply(&mut next, action);
+        Some(next)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        self.properties.clone()
+    }
+
+    fn fingerprint(&self, state: &Self::State) -> Fingerprint {
+        let mut h = FpHasher::new();
+        state.hash_relative(&self.actors, &self.clocks, &mut h);
+        h.finish()
+    }
+
+    fn label(&self, state: &Self::State, action: &Self::Action) -> String {
+        self.describe(state, action)
+    }
+
+    fn virtual_time_ms(&self, state: &Self::State) -> u64 {
+        state.now_ms
+    }
+
+    fn is_fault(&self, action: &Self::Action) -> bool {
+        action.is_fault()
+    }
+
+    fn shrink_action(&self, action: &Self::Action) -> Vec<Self::Action> {
+        self.smaller(action)
+    }
+
+    fn model_hash(&self) -> u64 {
+        let config = format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            self.processes, self.network, self.faults, self.name
+        );
+        let props: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
+        fingerprint_of(&(config, props))
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}

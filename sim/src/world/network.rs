@@ -1,0 +1,136 @@
+//! The simulated network: per-link delay sets, loss, FIFO or reordering links, partitions.
+//!
+//! A message's delay is a *choice* among the link's delay values (explored exhaustively,
+//! sampled in random mode), made right after the send. A lossy link may also lose it, within
+//! the envelope's loss budget. A FIFO link delivers in send order (a later message waits for
+//! the head even if its own delay is shorter); a reordering link delivers any due message.
+//! An active partition drops messages on its blocked links, both those already in flight
+//! when it begins and those sent while it lasts.
+
+use super::actor::ProcessId;
+
+/// How one directed link behaves.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LinkSpec {
+    /// The delays a message may take, in ms (non-empty, ascending).
+    pub delays_ms: Vec<u64>,
+    /// Whether a message may be lost (spends the envelope's loss budget).
+    pub lossy: bool,
+    /// Deliver in send order (TCP-like) or in any order once due.
+    pub fifo: bool,
+}
+
+impl LinkSpec {
+    /// A FIFO, lossless link with a fixed delay.
+    pub fn fixed(delay_ms: u64) -> Self {
+        LinkSpec {
+            delays_ms: vec![delay_ms],
+            lossy: false,
+            fifo: true,
+        }
+    }
+
+    /// A FIFO, lossless link whose delay is any of `delays_ms`.
+    pub fn choice(delays_ms: impl IntoIterator<Item = u64>) -> Self {
+        let mut delays_ms: Vec<u64> = delays_ms.into_iter().collect();
+        delays_ms.sort_unstable();
+        delays_ms.dedup();
+        assert!(
+            !delays_ms.is_empty(),
+            "a link needs at least one delay value"
+        );
+        LinkSpec {
+            delays_ms,
+            lossy: false,
+            fifo: true,
+        }
+    }
+
+    /// Delays `min_ms, min_ms + step_ms, ...` up to and including `max_ms`.
+    pub fn range(min_ms: u64, max_ms: u64, step_ms: u64) -> Self {
+        assert!(min_ms <= max_ms && step_ms > 0, "bad delay range");
+        let mut values: Vec<u64> = (min_ms..=max_ms).step_by(step_ms as usize).collect();
+        if values.last() != Some(&max_ms) {
+            values.push(max_ms);
+        }
+        Self::choice(values)
+    }
+
+    pub fn lossy(mut self) -> Self {
+        self.lossy = true;
+        self
+    }
+
+    pub fn reordering(mut self) -> Self {
+        self.fifo = false;
+        self
+    }
+
+    /// Whether sending on this link needs a choice (several delays, or a possible loss).
+    pub fn is_choice(&self, losses_left: bool) -> bool {
+        self.delays_ms.len() > 1 || (self.lossy && losses_left)
+    }
+}
+
+/// Link behaviour for every ordered pair of processes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Network {
+    pub default_link: LinkSpec,
+    /// Overrides for particular directed links, searched in order.
+    pub links: Vec<((ProcessId, ProcessId), LinkSpec)>,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network {
+            default_link: LinkSpec::fixed(1),
+            links: Vec::new(),
+        }
+    }
+}
+
+impl Network {
+    pub fn uniform(link: LinkSpec) -> Self {
+        Network {
+            default_link: link,
+            links: Vec::new(),
+        }
+    }
+
+    /// Overrides the link `from -> to`.
+    pub fn with_link(mut self, from: ProcessId, to: ProcessId, link: LinkSpec) -> Self {
+        self.links.push(((from, to), link));
+        self
+    }
+
+    /// Overrides both directions between `a` and `b`.
+    pub fn with_both(self, a: ProcessId, b: ProcessId, link: LinkSpec) -> Self {
+        self.with_link(a, b, link.clone()).with_link(b, a, link)
+    }
+
+    pub fn link(&self, from: ProcessId, to: ProcessId) -> &LinkSpec {
+        self.links
+            .iter()
+            .find(|(pair, _)| *pair == (from, to))
+            .map(|(_, l)| l)
+            .unwrap_or(&self.default_link)
+    }
+}
+
+/// A message on its way.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InFlight<M> {
+    pub from: ProcessId,
+    pub to: ProcessId,
+    pub msg: M,
+    /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
+    pub due_ms: u64,
+}
+
+/// A message whose delay (or loss) is still to be chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Unrouted<M> {
+    pub from: ProcessId,
+    pub to: ProcessId,
+    pub msg: M,
+}

@@ -1,0 +1,146 @@
+//! The state of a world: virtual time, each process's life, clock and timers, the network.
+//!
+//! Everything is kept in ordered `Vec`s (timers in firing order, messages in send order),
+//! never in hash maps. The fingerprint ([`WorldState::hash_relative`]) writes every time as
+//! an offset from `now` (clamped at zero for overdue events, whose exact lateness does not
+//! change the future), so states that differ only by absolute time coincide.
+
+use super::actor::{Actor, LocalNow};
+use super::clock::ClockSpec;
+use super::faults::FaultsUsed;
+use super::network::{InFlight, Unrouted};
+use crate::fingerprint::FpHasher;
+use std::hash::{Hash, Hasher};
+
+/// Whether a process is running, and what a crashed one kept.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Life<S> {
+    Up(S),
+    Down {
+        survived: Option<S>,
+        restart_at_ms: Option<u64>,
+    },
+}
+
+/// A pending timer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PendingTimer<T> {
+    pub due_ms: u64,
+    pub timer: T,
+}
+
+/// One process's dynamic state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProcState<S, T> {
+    pub life: Life<S>,
+    /// End of the current pause (true time), if paused.
+    pub paused_until_ms: Option<u64>,
+    /// Sum of the wall-clock steps so far.
+    pub clock_steps_ms: i64,
+    /// Pending timers in firing order (due time, then order of setting).
+    pub timers: Vec<PendingTimer<T>>,
+}
+
+impl<S, T> ProcState<S, T> {
+    pub fn actor_state(&self) -> Option<&S> {
+        match &self.life {
+            Life::Up(s) => Some(s),
+            Life::Down { .. } => None,
+        }
+    }
+    pub fn is_up(&self) -> bool {
+        matches!(self.life, Life::Up(_))
+    }
+    pub fn is_paused(&self) -> bool {
+        self.paused_until_ms.is_some()
+    }
+    /// Up and not paused: its handlers may run.
+    pub fn is_running(&self) -> bool {
+        self.is_up() && !self.is_paused()
+    }
+}
+
+/// The whole dynamic state of a world of actors with states `S`, messages `M`, timers `T`
+/// (see [`StateOf`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorldState<S, M, T> {
+    pub now_ms: u64,
+    pub procs: Vec<ProcState<S, T>>,
+    /// Messages in the network, in send order.
+    pub in_flight: Vec<InFlight<M>>,
+    /// Messages whose delay is still to be chosen, in send order.
+    pub unrouted: Vec<Unrouted<M>>,
+    /// Active partitions: index into the envelope's partitions, and heal time.
+    pub partitions: Vec<(usize, Option<u64>)>,
+    pub faults_used: FaultsUsed,
+}
+
+/// The world state of actor type `A`.
+pub type StateOf<A> = WorldState<<A as Actor>::State, <A as Actor>::Msg, <A as Actor>::Timer>;
+
+impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
+    /// The state of process `p`'s actor, if it is up.
+    pub fn actor(&self, p: usize) -> Option<&S> {
+        self.procs[p].actor_state()
+    }
+
+    pub fn is_paused(&self, p: usize) -> bool {
+        self.procs[p].is_paused()
+    }
+
+    pub fn is_up(&self, p: usize) -> bool {
+        self.procs[p].is_up()
+    }
+
+    /// Feeds the state, with times relative to `now`, into `h`.
+    pub fn hash_relative<A: Actor<State = S>>(
+        &self,
+        actors: &[A],
+        clocks: &[ClockSpec],
+        h: &mut FpHasher,
+    ) {
+        let now = self.now_ms;
+        let rel = |t: u64| t.saturating_sub(now);
+        for (i, p) in self.procs.iter().enumerate() {
+            let local: LocalNow = clocks[i].local_now(now, p.clock_steps_ms);
+            match &p.life {
+                Life::Up(s) => {
+                    h.write_u8(1);
+                    actors[i].hash_state(s, local, h);
+                }
+                Life::Down {
+                    survived,
+                    restart_at_ms,
+                } => {
+                    h.write_u8(2);
+                    if let Some(s) = survived {
+                        actors[i].hash_state(s, local, h);
+                    }
+                    restart_at_ms.map(rel).hash(h);
+                }
+            }
+            p.paused_until_ms.map(rel).hash(h);
+            h.write_i64(local.wall_ms - now as i64);
+            h.write_i64(local.mono_ms - now as i64);
+            h.write_usize(p.timers.len());
+            for t in &p.timers {
+                h.write_u64(rel(t.due_ms));
+                t.timer.hash(h);
+            }
+        }
+        h.write_usize(self.in_flight.len());
+        for m in &self.in_flight {
+            h.write_usize(m.from);
+            h.write_usize(m.to);
+            h.write_u64(rel(m.due_ms));
+            m.msg.hash(h);
+        }
+        self.unrouted.hash(h);
+        h.write_usize(self.partitions.len());
+        for (rule, heal) in &self.partitions {
+            h.write_usize(*rule);
+            heal.map(rel).hash(h);
+        }
+        self.faults_used.hash(h);
+    }
+}

@@ -1,0 +1,434 @@
+//! The semantics of a world: which actions are enabled, and what each one does.
+//!
+//! Rules, in the order `enabled` applies them:
+//! 1. A freshly sent message whose link offers a choice (several delays, or a possible loss)
+//!    is *unrouted*; while one exists, the only actions are its routing choices. This keeps
+//!    handlers deterministic and makes every delay an explicit, labelled choice.
+//! 2. Events due now: each running process's earliest due timer (timers fire in order), and
+//!    each due message at the head of its FIFO link (or any due message on a reordering
+//!    link) whose receiver is running.
+//! 3. Faults allowed by the envelope's remaining budget.
+//! 4. `Advance`, only when no event is due now: jump to the earliest future due time, then
+//!    heal partitions, resume paused processes and restart crashed ones that are due.
+
+use super::action::WorldAction;
+use super::actor::{Actor, Context, ProcessId, TimerEffect};
+use super::network::{InFlight, Unrouted};
+use super::state::{Life, PendingTimer, ProcState, StateOf};
+use super::World;
+
+type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
+
+impl<A: Actor> World<A> {
+    pub(crate) fn initial_state(&self) -> StateOf<A> {
+        let mut state = StateOf::<A> {
+            now_ms: 0,
+            procs: self
+                .processes
+                .iter()
+                .map(|_| ProcState {
+                    life: Life::Down {
+                        survived: None,
+                        restart_at_ms: None,
+                    },
+                    paused_until_ms: None,
+                    clock_steps_ms: 0,
+                    timers: Vec::new(),
+                })
+                .collect(),
+            in_flight: Vec::new(),
+            unrouted: Vec::new(),
+            partitions: Vec::new(),
+            faults_used: Default::default(),
+        };
+        // Every process is up before any start-up message is routed.
+        let mut contexts = Vec::with_capacity(self.processes.len());
+        for p in 0..self.processes.len() {
+            let mut ctx = Context::new(p, self.local_now(&state, p));
+            let s = self.processes[p].actor.on_start(&mut ctx);
+            state.procs[p].life = Life::Up(s);
+            contexts.push(ctx);
+        }
+        for ctx in contexts {
+            self.apply_effects(&mut state, ctx);
+        }
+        state
+    }
+
+    pub(crate) fn enabled(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
+        if let Some(first) = state.unrouted.first() {
+            let link = self.network.link(first.from, first.to);
+            out.extend(
+                link.delays_ms
+                    .iter()
+                    .map(|&delay_ms| WorldAction::Route { delay_ms }),
+            );
+            if link.lossy && state.faults_used.losses < self.faults.max_losses {
+                out.push(WorldAction::Lose);
+            }
+            return;
+        }
+        let due_events = self.due_events(state, out);
+        self.enabled_faults(state, out);
+        if due_events == 0 && self.next_due_ms(state).is_some() {
+            out.push(WorldAction::Advance);
+        }
+    }
+
+    /// Pushes the events due now; returns how many.
+    fn due_events(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) -> usize {
+        let before = out.len();
+        let now = state.now_ms;
+        for (p, proc) in state.procs.iter().enumerate() {
+            if !proc.is_running() {
+                continue;
+            }
+            if let Some(t) = proc.timers.first().filter(|t| t.due_ms <= now) {
+                out.push(WorldAction::Fire {
+                    process: p,
+                    timer: t.timer.clone(),
+                });
+            }
+        }
+        for (i, m) in state.in_flight.iter().enumerate() {
+            if m.due_ms > now || !state.procs[m.to].is_running() {
+                continue;
+            }
+            let fifo = self.network.link(m.from, m.to).fifo;
+            let earlier_on_link = || {
+                state.in_flight[..i]
+                    .iter()
+                    .any(|e| e.from == m.from && e.to == m.to)
+            };
+            let twin_offered = || {
+                state.in_flight[..i]
+                    .iter()
+                    .any(|e| e.from == m.from && e.to == m.to && e.msg == m.msg && e.due_ms <= now)
+            };
+            if (fifo && earlier_on_link()) || (!fifo && twin_offered()) {
+                continue;
+            }
+            out.push(WorldAction::Deliver {
+                from: m.from,
+                to: m.to,
+                msg: m.msg.clone(),
+            });
+        }
+        out.len() - before
+    }
+
+    fn enabled_faults(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
+        let used = &state.faults_used;
+        let f = &self.faults;
+        if used.pauses < f.max_pauses {
+            for rule in &f.pauses {
+                if state.procs[rule.process].is_running() {
+                    out.extend(rule.durations_ms.iter().filter(|&&d| d > 0).map(|&d| {
+                        WorldAction::Pause {
+                            process: rule.process,
+                            duration_ms: d,
+                        }
+                    }));
+                }
+            }
+        }
+        if used.partitions < f.max_partitions {
+            for (index, rule) in f.partitions.iter().enumerate() {
+                if state.partitions.iter().all(|(i, _)| *i != index) {
+                    out.extend(
+                        rule.durations_ms
+                            .iter()
+                            .map(|&duration_ms| WorldAction::Partition { index, duration_ms }),
+                    );
+                }
+            }
+        }
+        if used.crashes < f.max_crashes {
+            for rule in &f.crashes {
+                if state.procs[rule.process].is_up() {
+                    for &kind in &rule.kinds {
+                        out.extend(rule.restart_after_ms.iter().map(|&restart_after_ms| {
+                            WorldAction::Crash {
+                                process: rule.process,
+                                kind,
+                                restart_after_ms,
+                            }
+                        }));
+                    }
+                }
+            }
+        }
+        if used.clock_steps < f.max_clock_steps {
+            for rule in &f.clock_steps {
+                out.extend(rule.deltas_ms.iter().filter(|&&d| d != 0).map(|&delta_ms| {
+                    WorldAction::ClockStep {
+                        process: rule.process,
+                        delta_ms,
+                    }
+                }));
+            }
+        }
+    }
+
+    /// The earliest future time at which something happens, if anything ever will.
+    pub fn next_due_ms(&self, state: &StateOf<A>) -> Option<u64> {
+        let now = state.now_ms;
+        let mut due: Option<u64> = None;
+        let mut consider = |t: u64| {
+            if t > now {
+                due = Some(due.map_or(t, |d| d.min(t)));
+            }
+        };
+        for p in &state.procs {
+            if let Some(t) = p.paused_until_ms {
+                consider(t);
+            }
+            if let Life::Down {
+                restart_at_ms: Some(t),
+                ..
+            } = p.life
+            {
+                consider(t);
+            }
+            if p.is_running() {
+                if let Some(t) = p.timers.first() {
+                    consider(t.due_ms);
+                }
+            }
+        }
+        for (i, m) in state.in_flight.iter().enumerate() {
+            let head = !self.network.link(m.from, m.to).fifo
+                || !state.in_flight[..i]
+                    .iter()
+                    .any(|e| e.from == m.from && e.to == m.to);
+            if head && state.procs[m.to].is_running() {
+                consider(m.due_ms);
+            }
+        }
+        for (_, heal) in &state.partitions {
+            if let Some(t) = heal {
+                consider(*t);
+            }
+        }
+        due
+    }
+
+    pub(crate) fn apply(&self, state: &mut StateOf<A>, action: &Action<A>) {
+        match action {
+            WorldAction::Deliver { from, to, msg } => self.deliver(state, *from, *to, msg),
+            WorldAction::Fire { process, timer } => self.fire(state, *process, timer),
+            WorldAction::Advance => self.advance(state),
+            WorldAction::Route { delay_ms } => {
+                let m = state.unrouted.remove(0);
+                self.route(state, m, *delay_ms);
+            }
+            WorldAction::Lose => {
+                state.unrouted.remove(0);
+                state.faults_used.losses += 1;
+            }
+            WorldAction::Pause {
+                process,
+                duration_ms,
+            } => {
+                debug_assert!(state.procs[*process].is_running());
+                state.procs[*process].paused_until_ms = Some(state.now_ms + duration_ms);
+                state.faults_used.pauses += 1;
+            }
+            WorldAction::Crash {
+                process,
+                kind,
+                restart_after_ms,
+            } => {
+                let p = *process;
+                let proc = &mut state.procs[p];
+                let Life::Up(s) = &proc.life else {
+                    panic!("internal bug: crash of a process that is down")
+                };
+                proc.life = Life::Down {
+                    survived: self.processes[p].actor.on_crash(s, *kind),
+                    restart_at_ms: restart_after_ms.map(|d| state.now_ms + d),
+                };
+                proc.paused_until_ms = None;
+                proc.timers.clear();
+                state.in_flight.retain(|m| m.to != p);
+                state.unrouted.retain(|m| m.to != p);
+                state.faults_used.crashes += 1;
+            }
+            WorldAction::Partition { index, duration_ms } => {
+                let rule = &self.faults.partitions[*index];
+                state.in_flight.retain(|m| !rule.blocks(m.from, m.to));
+                state.unrouted.retain(|m| !rule.blocks(m.from, m.to));
+                state
+                    .partitions
+                    .push((*index, duration_ms.map(|d| state.now_ms + d)));
+                state.faults_used.partitions += 1;
+            }
+            WorldAction::ClockStep { process, delta_ms } => {
+                state.procs[*process].clock_steps_ms += delta_ms;
+                state.faults_used.clock_steps += 1;
+            }
+        }
+    }
+
+    fn deliver(&self, state: &mut StateOf<A>, from: ProcessId, to: ProcessId, msg: &A::Msg) {
+        let now = state.now_ms;
+        let i = state
+            .in_flight
+            .iter()
+            .position(|m| m.from == from && m.to == to && &m.msg == msg && m.due_ms <= now)
+            .expect("internal bug: delivering a message that is not due");
+        let m = state.in_flight.remove(i);
+        self.run_handler(state, to, |actor, s, ctx| {
+            actor.on_message(s, from, m.msg, ctx)
+        });
+    }
+
+    fn fire(&self, state: &mut StateOf<A>, p: ProcessId, timer: &A::Timer) {
+        let timers = &mut state.procs[p].timers;
+        assert!(
+            timers.first().is_some_and(|t| &t.timer == timer),
+            "internal bug: firing a timer that is not the earliest"
+        );
+        let t = timers.remove(0);
+        self.run_handler(state, p, |actor, s, ctx| actor.on_timer(s, t.timer, ctx));
+    }
+
+    fn advance(&self, state: &mut StateOf<A>) {
+        let to = self
+            .next_due_ms(state)
+            .expect("internal bug: advance with nothing due");
+        state.now_ms = to;
+        state
+            .partitions
+            .retain(|(_, heal)| heal.is_none_or(|t| t > to));
+        for p in &mut state.procs {
+            if p.paused_until_ms.is_some_and(|t| t <= to) {
+                p.paused_until_ms = None;
+            }
+        }
+        for p in 0..state.procs.len() {
+            let restart = match &mut state.procs[p].life {
+                Life::Down {
+                    survived,
+                    restart_at_ms: Some(t),
+                } if *t <= to => Some(survived.take()),
+                _ => None,
+            };
+            if let Some(survived) = restart {
+                let mut ctx = Context::new(p, self.local_now(state, p));
+                let s = self.processes[p].actor.on_restart(survived, &mut ctx);
+                state.procs[p].life = Life::Up(s);
+                self.apply_effects(state, ctx);
+            }
+        }
+    }
+
+    /// Runs one handler of process `p` and applies its effects.
+    fn run_handler(
+        &self,
+        state: &mut StateOf<A>,
+        p: ProcessId,
+        handler: impl FnOnce(&A, &mut A::State, &mut Context<A::Msg, A::Timer>),
+    ) {
+        let mut ctx = Context::new(p, self.local_now(state, p));
+        let Life::Up(s) = &mut state.procs[p].life else {
+            panic!("internal bug: handler of a process that is down")
+        };
+        handler(&self.processes[p].actor, s, &mut ctx);
+        self.apply_effects(state, ctx);
+    }
+
+    fn apply_effects(&self, state: &mut StateOf<A>, ctx: Context<A::Msg, A::Timer>) {
+        let p = ctx.me();
+        let (sends, timers) = ctx.into_effects();
+        for effect in timers {
+            let proc = &mut state.procs[p];
+            match effect {
+                TimerEffect::Set { timer, after_ms } => {
+                    proc.timers.retain(|t| t.timer != timer);
+                    let due_ms = self.processes[p].clock.due_after(state.now_ms, after_ms);
+                    let at = proc.timers.partition_point(|t| t.due_ms <= due_ms);
+                    proc.timers.insert(at, PendingTimer { due_ms, timer });
+                }
+                TimerEffect::Cancel(timer) => proc.timers.retain(|t| t.timer != timer),
+            }
+        }
+        for (to, msg) in sends {
+            assert!(
+                to < state.procs.len(),
+                "process {p} sent to unknown process {to}"
+            );
+            let m = Unrouted { from: p, to, msg };
+            let link = self.network.link(p, to);
+            let losses_left = state.faults_used.losses < self.faults.max_losses;
+            if link.is_choice(losses_left) {
+                state.unrouted.push(m);
+            } else {
+                self.route(state, m, link.delays_ms[0]);
+            }
+        }
+    }
+
+    /// Puts a message on the wire with `delay_ms`, unless its receiver is down or its link cut.
+    fn route(&self, state: &mut StateOf<A>, m: Unrouted<A::Msg>, delay_ms: u64) {
+        let cut = state
+            .partitions
+            .iter()
+            .any(|(i, _)| self.faults.partitions[*i].blocks(m.from, m.to));
+        if cut || !state.procs[m.to].is_up() {
+            return;
+        }
+        state.in_flight.push(InFlight {
+            from: m.from,
+            to: m.to,
+            msg: m.msg,
+            due_ms: state.now_ms + delay_ms,
+        });
+    }
+
+    /// Smaller variants of a fault or delay choice, for the shrinker.
+    pub(crate) fn smaller(&self, action: &Action<A>) -> Vec<Action<A>> {
+        match action {
+            WorldAction::Pause {
+                process,
+                duration_ms,
+            } => self
+                .faults
+                .pauses
+                .iter()
+                .filter(|r| r.process == *process)
+                .flat_map(|r| r.durations_ms.iter().copied())
+                .filter(|d| *d > 0 && d < duration_ms)
+                .map(|d| WorldAction::Pause {
+                    process: *process,
+                    duration_ms: d,
+                })
+                .collect(),
+            WorldAction::Route { delay_ms } => {
+                let mut all: Vec<u64> = std::iter::once(&self.network.default_link)
+                    .chain(self.network.links.iter().map(|(_, l)| l))
+                    .flat_map(|l| l.delays_ms.iter().copied())
+                    .filter(|d| d < delay_ms)
+                    .collect();
+                all.sort_unstable();
+                all.dedup();
+                all.into_iter()
+                    .map(|delay_ms| WorldAction::Route { delay_ms })
+                    .collect()
+            }
+            WorldAction::ClockStep { process, delta_ms } => self
+                .faults
+                .clock_steps
+                .iter()
+                .filter(|r| r.process == *process)
+                .flat_map(|r| r.deltas_ms.iter().copied())
+                .filter(|d| *d != 0 && d.abs() < delta_ms.abs())
+                .map(|delta_ms| WorldAction::ClockStep {
+                    process: *process,
+                    delta_ms,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
