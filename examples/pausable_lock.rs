@@ -1,0 +1,124 @@
+//! The pausable-lock benchmark (`shared/bench/pausable-lock.md`): explores the whole reachable
+//! state space of one configuration breadth-first and reports the unique-state count, whether
+//! mutual exclusion is violated, wall time and peak memory.
+//!
+//! ```text
+//! cargo run --release --example pausable_lock -- N TTL C P B H R
+//! ```
+//!
+//! The last line is always `states=<unique> violation=<yes|no> seconds=<wall>`, the wall time
+//! of the whole process.
+
+use lockcheck::sim::bench_model::{PausableLock, MAX_CLIENTS};
+use lockcheck::sim::{explore, BreadthFirst, Options, Outcome};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage: pausable_lock N TTL C P B H R
+
+  N    clients (1..=8)          TTL  lease in ticks        C  longest critical section
+  P    length of one pause      B    shared pause budget   H  time horizon
+  R    rounds per client (>= 1)
+
+  all are non-negative integers, with H + max(TTL, P) <= 255.
+  example: pausable_lock 4 7 3 4 1 20 2   (medium-large: 11,511,070 states, violation)";
+
+fn main() -> ExitCode {
+    let start = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let model = match parse(&args) {
+        Ok(model) => model,
+        Err(message) => {
+            eprintln!("pausable_lock: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    println!("{}", lockcheck::sim::Model::name(&model));
+
+    let explore_start = Instant::now();
+    let options = Options {
+        stop_at_first_violation: false,
+        ..Options::default()
+    };
+    let report = match explore(&model, &mut BreadthFirst::default(), options) {
+        Ok(report) => report,
+        Err(e) => unreachable!("breadth-first search never replays: {e}"),
+    };
+    let explore_secs = explore_start.elapsed().as_secs_f64();
+
+    let stats = &report.stats;
+    let states = stats.unique_states;
+    print!("{report}");
+    let violation = report.first_violation();
+    if let Some((name, path)) = violation {
+        println!(
+            "{name}: shortest counterexample, {} steps: {}",
+            path.steps.len(),
+            path.labels().join(", ")
+        );
+    }
+    if let Some(predicted) = model.predicted_violation() {
+        let agrees = predicted == violation.is_some();
+        println!(
+            "spec rule (violation iff TTL <= C + B*P) predicts {}: {}",
+            yes_no(predicted),
+            if agrees { "agrees" } else { "DISAGREES" }
+        );
+    }
+    if report.outcome != Outcome::Complete {
+        println!("warning: the search did not complete: {}", report.outcome);
+    }
+    match peak_rss_bytes() {
+        Some(peak) => println!(
+            "peak memory {:.1} MB ({:.1} bytes/state), {:.2} M states/s, explorer estimate {:.1} MB",
+            peak as f64 / 1e6,
+            peak as f64 / states.max(1) as f64,
+            states as f64 / explore_secs.max(1e-9) / 1e6,
+            stats.peak_memory_bytes as f64 / 1e6,
+        ),
+        None => println!(
+            "peak memory unknown (no VmHWM in /proc/self/status), {:.2} M states/s",
+            states as f64 / explore_secs.max(1e-9) / 1e6
+        ),
+    }
+    println!(
+        "states={states} violation={} seconds={:.3}",
+        yes_no(violation.is_some()),
+        start.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
+
+fn parse(args: &[String]) -> Result<PausableLock, String> {
+    const NAMES: [&str; 7] = ["N", "TTL", "C", "P", "B", "H", "R"];
+    if args.len() != NAMES.len() {
+        return Err(format!("expected 7 arguments, got {}", args.len()));
+    }
+    let mut values = [0u64; 7];
+    for ((value, arg), name) in values.iter_mut().zip(args).zip(NAMES) {
+        *value = arg
+            .parse()
+            .map_err(|_| format!("{name} must be a non-negative integer, got {arg:?}"))?;
+    }
+    let [n, ttl, c, p, b, h, r] = values;
+    if n as usize > MAX_CLIENTS {
+        return Err(format!("N must be at most {MAX_CLIENTS}, got {n}"));
+    }
+    PausableLock::try_new(n, ttl, c, p, b, h, r).map_err(|e| e.to_string())
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// The peak resident set size of this process (`VmHWM`), in bytes.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
