@@ -75,16 +75,9 @@ impl<M: Model> Checker<M> {
         matches!(self.statuses[i], Status::Holds | Status::NotWitnessed)
     }
 
-    /// Evaluates every property in `state` at `vt_ms`, updating `obligations`; pushes the
-    /// properties that need a path now onto `hits`.
-    pub fn evaluate(
-        &self,
-        model: &M,
-        state: &M::State,
-        vt_ms: u64,
-        obligations: &mut Option<Box<[u64]>>,
-        hits: &mut Vec<(usize, Hit)>,
-    ) {
+    /// Evaluates the single-state properties (`always`, `sometimes`) in `state`; pushes the
+    /// ones that need a path now onto `hits`.
+    pub fn evaluate(&self, model: &M, state: &M::State, hits: &mut Vec<(usize, Hit)>) {
         for (i, prop) in self.props.iter().enumerate() {
             match &prop.expectation {
                 Expectation::Always(cond) => {
@@ -100,6 +93,19 @@ impl<M: Model> Checker<M> {
                 Expectation::LeadsToWithin { .. } => {}
             }
         }
+    }
+
+    /// Moves the path's `leads_to_within` obligations on to `state` at `vt_ms`: a deadline
+    /// that passed is a violation (pushed onto `hits`), a response closes an obligation, a
+    /// trigger opens one. Must run before the state's fingerprint is taken.
+    pub fn update_obligations(
+        &self,
+        model: &M,
+        state: &M::State,
+        vt_ms: u64,
+        obligations: &mut Option<Box<[u64]>>,
+        hits: &mut Vec<(usize, Hit)>,
+    ) {
         let Some(deadlines) = obligations.as_mut() else {
             return;
         };
@@ -144,14 +150,19 @@ impl<M: Model> Checker<M> {
         }
     }
 
-    /// Folds open obligations (as time remaining) into a state's fingerprint.
+    /// Folds open obligations (as time remaining) into a state's fingerprint. Call it after
+    /// `update_obligations`, so that every open deadline lies at or after `vt_ms`.
     pub fn fold(fp: Fingerprint, obligations: &Option<Box<[u64]>>, vt_ms: u64) -> Fingerprint {
         match obligations {
             None => fp,
             Some(deadlines) => {
                 let mut h = FpHasher::new();
                 for &d in deadlines.iter() {
-                    h.write_u64(if d == CLOSED { CLOSED } else { d - vt_ms });
+                    h.write_u64(if d == CLOSED {
+                        CLOSED
+                    } else {
+                        d.saturating_sub(vt_ms)
+                    });
                 }
                 combine(fp, h.finish())
             }

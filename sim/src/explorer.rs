@@ -8,6 +8,7 @@
 
 use crate::checker::{Checker, Hit};
 use crate::chooser::ReplayMismatch;
+use crate::fingerprint::combine;
 use crate::frontier::{Entry, Frontier};
 use crate::model::Model;
 use crate::path_log::PathLog;
@@ -122,6 +123,13 @@ enum Step {
     Stop(Outcome),
 }
 
+/// What became of a newly reached state.
+enum Admit {
+    New,
+    Seen,
+    Stop(Outcome),
+}
+
 impl<M: Model> Run<'_, M> {
     fn main_loop<F: Frontier<M>>(
         &mut self,
@@ -144,21 +152,18 @@ impl<M: Model> Run<'_, M> {
                 let state = inits[i].clone();
                 let vt = self.model.virtual_time_ms(&state);
                 let mut obligations = self.checker.initial_obligations(vt);
-                let fp = Checker::<M>::fold(self.model.fingerprint(&state), &obligations, vt);
-                if !self.visited.insert(fp) && prunes {
-                    continue;
-                }
-                self.stats.unique_states = self.visited.len() as u64;
                 let node = self.log.push_root(i);
-                if let Step::Stop(o) = self.check(&state, vt, node, &mut obligations, options) {
-                    return Ok(o);
+                let admitted = self.admit(&state, vt, node, &mut obligations, prunes, options);
+                match admitted {
+                    Admit::Stop(o) => return Ok(o),
+                    Admit::Seen => continue,
+                    Admit::New => frontier.push(Entry {
+                        state,
+                        node,
+                        depth: 0,
+                        obligations,
+                    }),
                 }
-                frontier.push(Entry {
-                    state,
-                    node,
-                    depth: 0,
-                    obligations,
-                });
             }
             while let Some(entry) = frontier.pop() {
                 self.stats.expanded_states += 1;
@@ -233,18 +238,18 @@ impl<M: Model> Run<'_, M> {
             self.stats.transitions += 1;
             let next_vt = model.virtual_time_ms(&next);
             let mut obligations = entry.obligations.clone();
-            let fp = model.fingerprint(&next);
-            let fp = Checker::<M>::fold(fp, &obligations, next_vt);
-            if !self.visited.insert(fp) && prunes {
-                continue;
-            }
             let node = self.log.push(entry.node, choice);
+            match self.admit(&next, next_vt, node, &mut obligations, prunes, options) {
+                Admit::Stop(o) => return Ok(Step::Stop(o)),
+                Admit::Seen => {
+                    self.log.pop_unused(node);
+                    continue;
+                }
+                Admit::New => {}
+            }
             let depth = entry.depth + 1;
             self.stats.max_depth = self.stats.max_depth.max(depth);
             self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next_vt);
-            if let Step::Stop(o) = self.check(&next, next_vt, node, &mut obligations, options) {
-                return Ok(Step::Stop(o));
-            }
             frontier.push(Entry {
                 state: next,
                 node,
@@ -256,18 +261,39 @@ impl<M: Model> Run<'_, M> {
         Ok(Step::Go)
     }
 
-    /// Evaluates properties on a newly reached state.
-    fn check(
+    /// Deduplicates a newly reached state (recorded as `node`) and evaluates its properties.
+    ///
+    /// Obligations move on first, because they are part of the fingerprint. A deadline that
+    /// passed on this path is recorded even when the state itself was seen before, since the
+    /// earlier visit may have come by a path without that obligation.
+    fn admit(
         &mut self,
         state: &M::State,
         vt: u64,
         node: u32,
         obligations: &mut Option<Box<[u64]>>,
+        prunes: bool,
         options: &Options,
-    ) -> Step {
+    ) -> Admit {
         self.checker
-            .evaluate(self.model, state, vt, obligations, &mut self.hits);
-        self.record_hits(node, options)
+            .update_obligations(self.model, state, vt, obligations, &mut self.hits);
+        let mut fp = Checker::<M>::fold(self.model.fingerprint(state), obligations, vt);
+        if let Some(bound) = options.max_virtual_time_ms {
+            // Under a time bound, the same state with more time left has more future.
+            fp = combine(fp, bound.saturating_sub(vt));
+        }
+        let new = self.visited.insert(fp);
+        if new || !prunes {
+            self.checker.evaluate(self.model, state, &mut self.hits);
+        }
+        if let Step::Stop(o) = self.record_hits(node, options) {
+            return Admit::Stop(o);
+        }
+        if new || !prunes {
+            Admit::New
+        } else {
+            Admit::Seen
+        }
     }
 
     fn record_hits(&mut self, node: u32, options: &Options) -> Step {

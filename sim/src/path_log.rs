@@ -39,6 +39,14 @@ impl PathLog {
         node as u32
     }
 
+    /// Forgets `node` again if it is the last one recorded (its state was a duplicate).
+    pub fn pop_unused(&mut self, node: u32) {
+        if node as usize + 1 == self.parents.len() {
+            self.parents.pop();
+            self.choices.pop();
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.parents.len()
     }

@@ -123,13 +123,12 @@ fn attempt<M: Model>(
         hits.clear();
         v
     };
-    checker.evaluate(
-        model,
-        &state,
-        model.virtual_time_ms(&state),
-        &mut obligations,
-        &mut hits,
-    );
+    let check = |state: &M::State, obligations: &mut _, hits: &mut _| {
+        let vt = model.virtual_time_ms(state);
+        checker.update_obligations(model, state, vt, obligations, hits);
+        checker.evaluate(model, state, hits);
+    };
+    check(&state, &mut obligations, &mut hits);
     if violated(&mut hits) {
         return Some((Vec::new(), Vec::new()));
     }
@@ -167,8 +166,7 @@ fn attempt<M: Model>(
         state = next;
         choices.push(i);
         taken.push(enabled[i].clone());
-        let vt = model.virtual_time_ms(&state);
-        checker.evaluate(model, &state, vt, &mut obligations, &mut hits);
+        check(&state, &mut obligations, &mut hits);
         if violated(&mut hits) {
             return Some((choices, taken));
         }
