@@ -1,4 +1,11 @@
 //! lockcheck: a deterministic simulation model checker for distributed locks on Redis.
+//!
+//! This crate is the user-facing layer. It re-exports the kernel ([`sim`]) and the models
+//! ([`model`]), and holds what touches the real world: the system wall clock that bounds a
+//! search's wall time. Scenarios, oracles, reports and the command line build on it.
+
+pub mod wall_clock;
 
 pub use lockcheck_model as model;
 pub use lockcheck_sim as sim;
+pub use wall_clock::SystemWallClock;

@@ -160,10 +160,7 @@ fn attempt<M: Model>(
         if extension > options.max_extension {
             return None;
         }
-        let Some(next) = model.next_state(&state, &enabled[i]) else {
-            return None;
-        };
-        state = next;
+        state = model.next_state(&state, &enabled[i])?;
         choices.push(i);
         taken.push(enabled[i].clone());
         check(&state, &mut obligations, &mut hits);

@@ -207,7 +207,7 @@ fn replay_refuses_a_trace_of_another_configuration_or_format() {
     let json = trace
         .to_json()
         .replace("\"format_version\": 1", "\"format_version\": 99");
-    let err = Trace::from_json(&json).err().expect("other format version");
+    let err = Trace::from_json(&json).expect_err("other format version");
     assert!(err.to_string().contains("version 99"), "{err}");
     assert!(Trace::from_json("{ not json").is_err());
 }
