@@ -8,7 +8,7 @@
 
 use crate::checker::{Checker, Hit};
 use crate::chooser::ReplayMismatch;
-use crate::fingerprint::combine;
+use crate::fingerprint::{combine, Fingerprint};
 use crate::frontier::{Entry, Frontier};
 use crate::model::Model;
 use crate::path_log::PathLog;
@@ -83,6 +83,7 @@ pub fn explore<M: Model, F: Frontier<M>>(
         seed: None,
         cut_by_depth: false,
         cut_by_time: false,
+        successors: Vec::new(),
     };
     let outcome = run.main_loop(frontier, &mut options)?;
     if let Some(clock) = &options.wall_clock {
@@ -116,6 +117,19 @@ struct Run<'m, M: Model> {
     seed: Option<u64>,
     cut_by_depth: bool,
     cut_by_time: bool,
+    /// Scratch space for the successors of the state being expanded (reused, so that the
+    /// hot path allocates nothing per state).
+    successors: Vec<Successor<M::State>>,
+}
+
+/// A successor waiting to be deduplicated.
+struct Successor<S> {
+    state: S,
+    vt: u64,
+    /// Index of the action among the parent's enabled actions.
+    choice: usize,
+    /// Its fingerprint, when it could be computed before deduplication (no obligations).
+    fp: Option<Fingerprint>,
 }
 
 enum Step {
@@ -174,7 +188,7 @@ impl<M: Model> Run<'_, M> {
                     self.stats.unique_states = self.visited.len() as u64;
                     return Ok(Outcome::LimitReached(Limit::States));
                 }
-                if self.stats.expanded_states % CHECK_EVERY == 0 {
+                if self.stats.expanded_states.is_multiple_of(CHECK_EVERY) {
                     if let Some(limit) = self.limit_hit(frontier, options) {
                         return Ok(Outcome::LimitReached(limit));
                     }
@@ -231,32 +245,76 @@ impl<M: Model> Run<'_, M> {
             return Ok(self.record_hits(entry.node, options));
         }
         let prunes = frontier.prunes_visited();
+        // Successors first. When no obligation rides on this path, a successor's fingerprint
+        // depends on the state alone: compute it now and prefetch its slot in the visited
+        // table, so that the table's cache misses for all successors overlap instead of
+        // coming one after another (they dominate exhaustive search on large spaces).
+        let known_fp = entry.obligations.is_none();
+        let mut successors = std::mem::take(&mut self.successors);
+        successors.clear();
         for &choice in selected.iter() {
-            let Some(next) = model.next_state(state, &enabled[choice]) else {
+            let Some(state) = model.next_state(state, &enabled[choice]) else {
                 continue;
             };
+            let vt = model.virtual_time_ms(&state);
+            let fp = known_fp.then(|| {
+                let fp = Self::fingerprint(model, &state, &None, vt, options);
+                self.visited.prefetch(fp);
+                fp
+            });
+            successors.push(Successor {
+                state,
+                vt,
+                choice,
+                fp,
+            });
+        }
+        for next in successors.drain(..) {
             self.stats.transitions += 1;
-            let next_vt = model.virtual_time_ms(&next);
-            let mut obligations = entry.obligations.clone();
-            let node = self.log.push(entry.node, choice);
-            match self.admit(&next, next_vt, node, &mut obligations, prunes, options) {
-                Admit::Stop(o) => return Ok(Step::Stop(o)),
-                Admit::Seen => {
-                    self.log.pop_unused(node);
+            let mut obligations = None;
+            let node = if let Some(fp) = next.fp {
+                // No obligations: nothing to update, and a duplicate has no effect at all
+                // when pruning (the general path below would record and forget its node).
+                let new = self.visited.insert(fp);
+                if !new && prunes {
                     continue;
                 }
-                Admit::New => {}
-            }
+                let node = self.log.push(entry.node, next.choice);
+                self.checker.evaluate(model, &next.state, &mut self.hits);
+                if let Step::Stop(o) = self.record_hits(node, options) {
+                    return Ok(Step::Stop(o));
+                }
+                node
+            } else {
+                obligations = entry.obligations.clone();
+                let node = self.log.push(entry.node, next.choice);
+                match self.admit(
+                    &next.state,
+                    next.vt,
+                    node,
+                    &mut obligations,
+                    prunes,
+                    options,
+                ) {
+                    Admit::Stop(o) => return Ok(Step::Stop(o)),
+                    Admit::Seen => {
+                        self.log.pop_unused(node);
+                        continue;
+                    }
+                    Admit::New => node,
+                }
+            };
             let depth = entry.depth + 1;
             self.stats.max_depth = self.stats.max_depth.max(depth);
-            self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next_vt);
+            self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next.vt);
             frontier.push(Entry {
-                state: next,
+                state: next.state,
                 node,
                 depth,
                 obligations,
             });
         }
+        self.successors = successors;
         self.stats.unique_states = self.visited.len() as u64;
         Ok(Step::Go)
     }
@@ -277,11 +335,7 @@ impl<M: Model> Run<'_, M> {
     ) -> Admit {
         self.checker
             .update_obligations(self.model, state, vt, obligations, &mut self.hits);
-        let mut fp = Checker::<M>::fold(self.model.fingerprint(state), obligations, vt);
-        if let Some(bound) = options.max_virtual_time_ms {
-            // Under a time bound, the same state with more time left has more future.
-            fp = combine(fp, bound.saturating_sub(vt));
-        }
+        let fp = Self::fingerprint(self.model, state, obligations, vt, options);
         let new = self.visited.insert(fp);
         if new || !prunes {
             self.checker.evaluate(self.model, state, &mut self.hits);
@@ -294,6 +348,23 @@ impl<M: Model> Run<'_, M> {
         } else {
             Admit::Seen
         }
+    }
+
+    /// The key under which a state reached with `obligations` at `vt` is deduplicated.
+    #[inline]
+    fn fingerprint(
+        model: &M,
+        state: &M::State,
+        obligations: &Option<Box<[u64]>>,
+        vt: u64,
+        options: &Options,
+    ) -> Fingerprint {
+        let mut fp = Checker::<M>::fold(model.fingerprint(state), obligations, vt);
+        if let Some(bound) = options.max_virtual_time_ms {
+            // Under a time bound, the same state with more time left has more future.
+            fp = combine(fp, bound.saturating_sub(vt));
+        }
+        fp
     }
 
     fn record_hits(&mut self, node: u32, options: &Options) -> Step {
