@@ -121,17 +121,23 @@ impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
     }
 }
 
+/// Steps a random walk takes at most before it ends (a model with periodic timers may never
+/// go quiet on its own); replay walks follow their trace to the end.
+pub const DEFAULT_WALK_STEPS: u32 = 10_000;
+
 /// Single-path runs, each driven by a chooser: random walks and replay.
 pub struct Walk<S, C> {
     runs: Box<dyn Iterator<Item = (Option<u64>, C)>>,
     chooser: Option<C>,
     slot: Option<Entry<S>>,
+    max_steps: u32,
 }
 
 impl<S> Walk<S, RandomChooser> {
     /// One random walk for each seed in `seeds`.
     pub fn random(seeds: impl Iterator<Item = u64> + 'static) -> Self {
         Walk::new(seeds.map(|s| (Some(s), RandomChooser::from_seed(s))))
+            .with_max_steps(DEFAULT_WALK_STEPS)
     }
 }
 
@@ -148,7 +154,14 @@ impl<S, C> Walk<S, C> {
             runs: Box::new(runs),
             chooser: None,
             slot: None,
+            max_steps: u32::MAX,
         }
+    }
+
+    /// Ends each run after `max_steps` steps.
+    pub fn with_max_steps(mut self, max_steps: u32) -> Self {
+        self.max_steps = max_steps;
+        self
     }
 }
 
@@ -164,7 +177,9 @@ impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
             self.slot.is_none(),
             "a walk expands one successor at a time"
         );
-        self.slot = Some(entry);
+        if entry.depth < self.max_steps {
+            self.slot = Some(entry);
+        }
     }
     fn pop(&mut self) -> Option<Entry<M::State>> {
         self.slot.take()

@@ -213,3 +213,36 @@ fn a_leads_to_bound_shorter_than_the_work_is_violated() {
     assert_eq!(phase(path.last_state(), CLIENT_1), Some(Phase::Holding));
     assert!(path.last_state().now_ms >= 5);
 }
+
+/// A model that never ends: a counter that ticks forever.
+struct Forever;
+
+impl lockcheck_sim::Model for Forever {
+    type State = u64;
+    type Action = ();
+    fn init_states(&self) -> Vec<u64> {
+        vec![0]
+    }
+    fn actions(&self, _: &u64, actions: &mut Vec<()>) {
+        actions.push(());
+    }
+    fn next_state(&self, s: &u64, _: &()) -> Option<u64> {
+        Some(s + 1)
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::always("small", |_, s: &u64| *s < u64::MAX)]
+    }
+}
+
+#[test]
+fn random_walks_in_a_model_that_never_ends_stop_after_their_step_bound() {
+    let report = explore(
+        &Forever,
+        &mut lockcheck_sim::Walk::random(0..3).with_max_steps(500),
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!(report.outcome, Outcome::RunsDone { runs: 3 });
+    assert_eq!(report.stats.max_depth, 500);
+    assert_eq!(report.stats.unique_states, 501);
+}
