@@ -83,7 +83,8 @@ pub fn explore<M: Model, F: Frontier<M>>(
         seed: None,
         cut_by_depth: false,
         cut_by_time: false,
-        successors: Vec::new(),
+        spare: Vec::new(),
+        ahead: None,
     };
     let outcome = run.main_loop(frontier, &mut options)?;
     if let Some(clock) = &options.wall_clock {
@@ -117,9 +118,20 @@ struct Run<'m, M: Model> {
     seed: Option<u64>,
     cut_by_depth: bool,
     cut_by_time: bool,
-    /// Scratch space for the successors of the state being expanded (reused, so that the
-    /// hot path allocates nothing per state).
-    successors: Vec<Successor<M::State>>,
+    /// A spare buffer for successors (buffers are reused, so that the hot path allocates
+    /// nothing per state).
+    spare: Vec<Successor<M::State>>,
+    /// The successors of the entry next in line, prepared early (breadth-first search).
+    ahead: Option<Prepared<M::State>>,
+}
+
+/// The expansion of a frontier entry, computed before it is popped.
+struct Prepared<S> {
+    /// The entry's path-log node, unique among pending entries.
+    node: u32,
+    /// Whether it had no enabled action.
+    terminal: bool,
+    successors: Vec<Successor<S>>,
 }
 
 /// A successor waiting to be deduplicated.
@@ -236,39 +248,44 @@ impl<M: Model> Run<'_, M> {
             self.stats.cut_off_states += 1;
             return Ok(Step::Go);
         }
-        enabled.clear();
-        model.actions(state, enabled);
-        selected.clear();
-        frontier.select(model, state, enabled, selected)?;
-        if enabled.is_empty() {
+        let (mut successors, terminal) = match self.ahead.take() {
+            // Prepared while this entry was next in line: its successors' slots are
+            // already on their way into the cache.
+            Some(ahead) if ahead.node == entry.node => (ahead.successors, ahead.terminal),
+            stale => {
+                let mut successors = match stale {
+                    Some(stale) => stale.successors,
+                    None => std::mem::take(&mut self.spare),
+                };
+                enabled.clear();
+                model.actions(state, enabled);
+                selected.clear();
+                frontier.select(model, state, enabled, selected)?;
+                self.prepare(&entry, enabled, selected, &mut successors, options);
+                (successors, enabled.is_empty())
+            }
+        };
+        if let Some(next) = frontier.peek_next() {
+            // Prepare the next entry's successors now, so that their cache misses overlap
+            // with the deduplication of this entry's successors.
+            let mut ahead = std::mem::take(&mut self.spare);
+            enabled.clear();
+            model.actions(&next.state, enabled);
+            selected.clear();
+            selected.extend(0..enabled.len());
+            self.prepare(next, enabled, selected, &mut ahead, options);
+            self.ahead = Some(Prepared {
+                node: next.node,
+                terminal: enabled.is_empty(),
+                successors: ahead,
+            });
+        }
+        if terminal {
+            self.spare = successors;
             self.checker.at_terminal(&entry.obligations, &mut self.hits);
             return Ok(self.record_hits(entry.node, options));
         }
         let prunes = frontier.prunes_visited();
-        // Successors first. When no obligation rides on this path, a successor's fingerprint
-        // depends on the state alone: compute it now and prefetch its slot in the visited
-        // table, so that the table's cache misses for all successors overlap instead of
-        // coming one after another (they dominate exhaustive search on large spaces).
-        let known_fp = entry.obligations.is_none();
-        let mut successors = std::mem::take(&mut self.successors);
-        successors.clear();
-        for &choice in selected.iter() {
-            let Some(state) = model.next_state(state, &enabled[choice]) else {
-                continue;
-            };
-            let vt = model.virtual_time_ms(&state);
-            let fp = known_fp.then(|| {
-                let fp = Self::fingerprint(model, &state, &None, vt, options);
-                self.visited.prefetch(fp);
-                fp
-            });
-            successors.push(Successor {
-                state,
-                vt,
-                choice,
-                fp,
-            });
-        }
         for next in successors.drain(..) {
             self.stats.transitions += 1;
             let mut obligations = None;
@@ -314,9 +331,45 @@ impl<M: Model> Run<'_, M> {
                 obligations,
             });
         }
-        self.successors = successors;
+        self.spare = successors;
         self.stats.unique_states = self.visited.len() as u64;
         Ok(Step::Go)
+    }
+
+    /// Computes the successors of `entry` under its `selected` actions into `out`.
+    ///
+    /// Successors first. When no obligation rides on the path, a successor's fingerprint
+    /// depends on the state alone: it is computed here and its slot in the visited table is
+    /// prefetched, so that the table's cache misses (which dominate exhaustive search of
+    /// large spaces) overlap instead of coming one after another.
+    fn prepare(
+        &mut self,
+        entry: &Entry<M::State>,
+        enabled: &[M::Action],
+        selected: &[usize],
+        out: &mut Vec<Successor<M::State>>,
+        options: &Options,
+    ) {
+        let model = self.model;
+        let known_fp = entry.obligations.is_none();
+        out.clear();
+        for &choice in selected {
+            let Some(state) = model.next_state(&entry.state, &enabled[choice]) else {
+                continue;
+            };
+            let vt = model.virtual_time_ms(&state);
+            let fp = known_fp.then(|| {
+                let fp = Self::fingerprint(model, &state, &None, vt, options);
+                self.visited.prefetch(fp);
+                fp
+            });
+            out.push(Successor {
+                state,
+                vt,
+                choice,
+                fp,
+            });
+        }
     }
 
     /// Deduplicates a newly reached state (recorded as `node`) and evaluates its properties.

@@ -39,6 +39,13 @@ pub trait Frontier<M: Model> {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The entry the next `pop` will return, if pushes in between cannot change which one
+    /// it is and `select` expands every enabled action (a queue: breadth-first search). The
+    /// explorer then prepares that entry's expansion early, so that its memory accesses
+    /// overlap with the current one's. `None` (the default) when that is not known.
+    fn peek_next(&self) -> Option<&Entry<M::State>> {
+        None
+    }
     /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
     fn prunes_visited(&self) -> bool {
         true
@@ -115,6 +122,9 @@ impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
     }
     fn pop(&mut self) -> Option<Entry<M::State>> {
         self.queue.pop_front()
+    }
+    fn peek_next(&self) -> Option<&Entry<M::State>> {
+        self.queue.front()
     }
     fn len(&self) -> usize {
         self.queue.len()
