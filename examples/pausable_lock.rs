@@ -9,7 +9,7 @@
 //! The last line is always `states=<unique> violation=<yes|no> seconds=<wall>`, the wall time
 //! of the whole process.
 
-use lockcheck::sim::bench_model::{PausableLock, MAX_CLIENTS};
+use lockcheck::sim::bench_model::PausableLock;
 use lockcheck::sim::{explore, BreadthFirst, Options, Outcome};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -101,9 +101,6 @@ fn parse(args: &[String]) -> Result<PausableLock, String> {
             .map_err(|_| format!("{name} must be a non-negative integer, got {arg:?}"))?;
     }
     let [n, ttl, c, p, b, h, r] = values;
-    if n as usize > MAX_CLIENTS {
-        return Err(format!("N must be at most {MAX_CLIENTS}, got {n}"));
-    }
     PausableLock::try_new(n, ttl, c, p, b, h, r).map_err(|e| e.to_string())
 }
 

@@ -2,8 +2,12 @@
 //! (`shared/bench/pausable-lock.md`) and its analytic violation rule.
 
 use lockcheck_sim::bench_model::{Action, LockState, PausableLock, Pc};
-use lockcheck_sim::{explore, BreadthFirst, DepthFirst, Model, Options, Outcome, Report};
+use lockcheck_sim::{
+    explore, BreadthFirst, DepthFirst, Entry, Frontier, Limit, Model, Options, Outcome, Report,
+    RunStart,
+};
 use proptest::prelude::*;
+use std::collections::VecDeque;
 
 fn exhaustive() -> Options {
     Options {
@@ -102,6 +106,68 @@ fn the_breadth_first_counterexample_is_the_shortest_and_ends_with_two_holders() 
             "receive c2 ok",
         ]
     );
+}
+
+#[test]
+fn breadth_first_search_stopping_at_the_first_violation_returns_the_same_shortest_path() {
+    let model = small();
+    let full = bfs(&model);
+    let stopped =
+        explore(&model, &mut BreadthFirst::default(), Options::default()).expect("no replay");
+    assert_eq!(stopped.outcome, Outcome::StoppedAtViolation);
+    assert!(stopped.stats.unique_states < full.stats.unique_states);
+    let labels = |r: &Report<PausableLock>| r.first_violation().expect("violated").1.labels();
+    assert_eq!(labels(&stopped), labels(&full));
+}
+
+#[test]
+fn a_state_limit_ends_breadth_first_search_as_a_named_outcome() {
+    let model = medium();
+    let options = Options {
+        max_states: Some(10_000),
+        ..exhaustive()
+    };
+    let report = explore(&model, &mut BreadthFirst::default(), options).expect("no replay");
+    assert_eq!(report.outcome, Outcome::LimitReached(Limit::States));
+    assert!(report.stats.unique_states >= 10_000);
+    assert!(report.stats.unique_states < 10_100);
+}
+
+/// A queue that does not let the explorer look ahead: the reference for breadth-first search.
+struct PlainQueue(VecDeque<Entry<LockState>>, bool);
+
+impl Frontier<PausableLock> for PlainQueue {
+    fn next_run(&mut self) -> Option<RunStart> {
+        (!std::mem::replace(&mut self.1, true)).then_some(RunStart { seed: None })
+    }
+    fn push(&mut self, entry: Entry<LockState>) {
+        self.0.push_back(entry);
+    }
+    fn pop(&mut self) -> Option<Entry<LockState>> {
+        self.0.pop_front()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+#[test]
+fn looking_ahead_in_breadth_first_search_changes_no_statistic_and_no_path() {
+    for model in [small(), medium()] {
+        for stop in [false, true] {
+            let options = || Options {
+                stop_at_first_violation: stop,
+                ..Options::default()
+            };
+            let ahead = explore(&model, &mut BreadthFirst::default(), options()).expect("bfs");
+            let plain = explore(&model, &mut PlainQueue(VecDeque::new(), false), options())
+                .expect("plain queue");
+            assert_eq!(ahead.outcome, plain.outcome);
+            assert_eq!(ahead.stats, plain.stats, "{} stop={stop}", model.name());
+            let labels = |r: &Report<PausableLock>| r.first_violation().map(|(_, p)| p.labels());
+            assert_eq!(labels(&ahead), labels(&plain));
+        }
+    }
 }
 
 /// The spec: with N >= 2, R >= 1, P >= 1 and H >= TTL a violation exists iff
