@@ -3,7 +3,8 @@
 //! Exhaustive search spends most of its memory here, so there is no per-entry heap
 //! allocation, no stored state and no parent pointer: a slot is a bare `u64` fingerprint,
 //! zero meaning empty. Linear probing keeps lookups in one or two cache lines. The table
-//! doubles when it is 3/4 full, so it holds between 10.7 and 21.3 bytes per state.
+//! doubles in place when it is 3/4 full, so it holds between 10.7 and 21.3 bytes per state,
+//! with no transient second table.
 
 use crate::fingerprint::Fingerprint;
 
@@ -52,11 +53,11 @@ impl VisitedSet {
         self.slots.len() * std::mem::size_of::<u64>()
     }
 
-    /// Bytes the table would hold right after inserting `extra` more fingerprints
-    /// (counting the transient old-plus-new peak of a resize).
+    /// Bytes the table would hold right after inserting `extra` more fingerprints (a resize
+    /// doubles the table in place).
     pub fn bytes_after_growth(&self, extra: usize) -> usize {
         if (self.len + extra) * 4 > self.slots.len() * 3 {
-            self.bytes() * 3
+            self.bytes() * 2
         } else {
             self.bytes()
         }
@@ -124,16 +125,51 @@ impl VisitedSet {
         self.len = 0;
     }
 
+    /// Doubles the table in place, so that a resize needs no second table beside the first
+    /// (an old-plus-new copy would raise the peak memory of a large search by half).
+    ///
+    /// The allocation is extended (which for a large table remaps pages rather than copying
+    /// them) and every fingerprint is taken out and re-inserted under the doubled mask. The
+    /// order keeps linear probing sound: old slots are visited cluster by cluster, starting
+    /// just after an empty slot `gap`, so a fingerprint whose new home is in the lower half
+    /// lands between its home and its old slot (all already re-inserted), and one whose new
+    /// home is in the upper half probes only among re-inserted fingerprints. The rare probe
+    /// that would run off the end of the table and wrap into slots not yet re-inserted is set
+    /// aside and inserted once all others are in place.
     fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = vec![0; old.len() * 2];
-        let mask = self.slots.len() - 1;
-        for fp in old.into_iter().filter(|&fp| fp != 0) {
-            let mut i = (fp as usize) & mask;
-            while self.slots[i] != 0 {
-                i = (i + 1) & mask;
+        let old = self.slots.len();
+        let new = old * 2;
+        self.slots.resize(new, 0);
+        let mask = new - 1;
+        let gap = self.slots[..old]
+            .iter()
+            .position(|&fp| fp == 0)
+            .expect("the table is never full");
+        let mut wrapped = Vec::new();
+        for i in (gap + 1..old).chain(0..gap) {
+            let fp = std::mem::take(&mut self.slots[i]);
+            if fp == 0 {
+                continue;
             }
-            self.slots[i] = fp;
+            let mut j = (fp as usize) & mask;
+            loop {
+                if self.slots[j] == 0 {
+                    self.slots[j] = fp;
+                    break;
+                }
+                j += 1;
+                if j == new {
+                    wrapped.push(fp);
+                    break;
+                }
+            }
+        }
+        for fp in wrapped {
+            let mut j = (fp as usize) & mask;
+            while self.slots[j] != 0 {
+                j = (j + 1) & mask;
+            }
+            self.slots[j] = fp;
         }
     }
 }
@@ -156,5 +192,53 @@ mod tests {
         assert!(!set.contains(fingerprint_of(&10_001u64)));
         assert_eq!(set.len(), 10_000);
         assert!(set.bytes() <= 10_000 * 22);
+    }
+
+    /// Inserts `fps` one by one, checking after each growth that everything inserted so far
+    /// is still found and nothing else is.
+    fn fill_and_check(fps: impl Iterator<Item = u64>) {
+        let mut set = VisitedSet::new();
+        let mut inserted = Vec::new();
+        for fp in fps {
+            let slots = set.slots.len();
+            assert!(set.insert(fp));
+            inserted.push(fp);
+            if set.slots.len() != slots {
+                assert_eq!(set.len(), inserted.len());
+                for &fp in &inserted {
+                    assert!(
+                        set.contains(fp),
+                        "{fp:#x} lost when growing to {slots} slots"
+                    );
+                    assert!(!set.insert(fp));
+                }
+                assert_eq!(
+                    set.slots.iter().filter(|&&s| s != 0).count(),
+                    inserted.len()
+                );
+            }
+        }
+        for &fp in &inserted {
+            assert!(set.contains(fp));
+        }
+        assert_eq!(set.len(), inserted.len());
+    }
+
+    #[test]
+    fn growing_in_place_keeps_every_fingerprint_of_random_keys() {
+        fill_and_check((0..20_000u64).map(|i| fingerprint_of(&i)));
+    }
+
+    #[test]
+    fn growing_in_place_keeps_long_clusters_and_clusters_that_wrap_around() {
+        // Consecutive homes: one long cluster per table size.
+        fill_and_check(1..6_000u64);
+        // Homes crowded at the top of every table size, so clusters wrap around the end.
+        fill_and_check((1..6_000u64).map(|i| u64::MAX - i));
+        // The same low bits with varying high bits: clusters that split when growing.
+        fill_and_check((1..6_000u64).map(|i| (i << 40) | 0x3FF));
+        fill_and_check((1..6_000u64).map(|i| (i.reverse_bits()) | 0xFFF0));
+        // Many homes on the very last slot, mixed with others: probes run off the end.
+        fill_and_check((1..3_000u64).flat_map(|i| [(i << 32) | 0xFFFF_FFFF, fingerprint_of(&i)]));
     }
 }
