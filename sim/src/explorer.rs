@@ -168,6 +168,8 @@ impl<M: Model> Run<'_, M> {
         while let Some(start) = frontier.next_run() {
             self.stats.runs += 1;
             self.seed = start.seed;
+            // Path-log nodes restart when the log is cleared: nothing prepared survives a run.
+            self.ahead = None;
             if !prunes {
                 self.log.clear();
             }
