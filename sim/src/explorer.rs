@@ -30,7 +30,8 @@ pub type ProgressHook = Box<dyn FnMut(&Stats)>;
 pub struct Options {
     /// Stop at the first violation (true) or explore everything and report all properties.
     pub stop_at_first_violation: bool,
-    /// Stop after this many unique states (named outcome `LimitReached(States)`).
+    /// Stop once this many unique states are known (named outcome `LimitReached(States)`).
+    /// It is checked before each expansion, so the count may end slightly above it.
     pub max_states: Option<u64>,
     /// Do not expand states at this depth (bounded search; walks end there).
     pub max_depth: Option<u32>,
@@ -151,7 +152,8 @@ enum Step {
 
 /// What became of a newly reached state.
 enum Admit {
-    New,
+    /// New (or followed again by a walk), recorded as this path-log node.
+    New(u32),
     Seen,
     Stop(Outcome),
 }
@@ -180,12 +182,12 @@ impl<M: Model> Run<'_, M> {
                 let state = inits[i].clone();
                 let vt = self.model.virtual_time_ms(&state);
                 let mut obligations = self.checker.initial_obligations(vt);
-                let node = self.log.push_root(i);
-                let admitted = self.admit(&state, vt, node, &mut obligations, prunes, options);
+                let admitted =
+                    self.admit(&state, vt, None, i, None, &mut obligations, prunes, options);
                 match admitted {
                     Admit::Stop(o) => return Ok(o),
                     Admit::Seen => continue,
-                    Admit::New => frontier.push(Entry {
+                    Admit::New(node) => frontier.push(Entry {
                         state,
                         node,
                         depth: 0,
@@ -290,38 +292,20 @@ impl<M: Model> Run<'_, M> {
         let prunes = frontier.prunes_visited();
         for next in successors.drain(..) {
             self.stats.transitions += 1;
-            let mut obligations = None;
-            let node = if let Some(fp) = next.fp {
-                // No obligations: nothing to update, and a duplicate has no effect at all
-                // when pruning (the general path below would record and forget its node).
-                let new = self.visited.insert(fp);
-                if !new && prunes {
-                    continue;
-                }
-                let node = self.log.push(entry.node, next.choice);
-                self.checker.evaluate(model, &next.state, &mut self.hits);
-                if let Step::Stop(o) = self.record_hits(node, options) {
-                    return Ok(Step::Stop(o));
-                }
-                node
-            } else {
-                obligations = entry.obligations.clone();
-                let node = self.log.push(entry.node, next.choice);
-                match self.admit(
-                    &next.state,
-                    next.vt,
-                    node,
-                    &mut obligations,
-                    prunes,
-                    options,
-                ) {
-                    Admit::Stop(o) => return Ok(Step::Stop(o)),
-                    Admit::Seen => {
-                        self.log.pop_unused(node);
-                        continue;
-                    }
-                    Admit::New => node,
-                }
+            let mut obligations = entry.obligations.clone();
+            let node = match self.admit(
+                &next.state,
+                next.vt,
+                Some(entry.node),
+                next.choice,
+                next.fp,
+                &mut obligations,
+                prunes,
+                options,
+            ) {
+                Admit::Stop(o) => return Ok(Step::Stop(o)),
+                Admit::Seen => continue,
+                Admit::New(node) => node,
             };
             let depth = entry.depth + 1;
             self.stats.max_depth = self.stats.max_depth.max(depth);
@@ -374,33 +358,48 @@ impl<M: Model> Run<'_, M> {
         }
     }
 
-    /// Deduplicates a newly reached state (recorded as `node`) and evaluates its properties.
+    /// Deduplicates a newly reached state and evaluates its properties; records it in the
+    /// path log (under `parent` and `choice`, or as root `choice`) when it is new or a
+    /// property needs its path.
     ///
-    /// Obligations move on first, because they are part of the fingerprint. A deadline that
-    /// passed on this path is recorded even when the state itself was seen before, since the
-    /// earlier visit may have come by a path without that obligation.
+    /// Obligations move on first, because they are part of the fingerprint; `known_fp`, when
+    /// given, was computed from a path without obligations. A deadline that passed on this
+    /// path is recorded even when the state itself was seen before, since the earlier visit
+    /// may have come by a path without that obligation.
+    #[allow(clippy::too_many_arguments)]
     fn admit(
         &mut self,
         state: &M::State,
         vt: u64,
-        node: u32,
+        parent: Option<u32>,
+        choice: usize,
+        known_fp: Option<Fingerprint>,
         obligations: &mut Option<Box<[u64]>>,
         prunes: bool,
         options: &Options,
     ) -> Admit {
         self.checker
             .update_obligations(self.model, state, vt, obligations, &mut self.hits);
-        let fp = Self::fingerprint(self.model, state, obligations, vt, options);
+        let fp = known_fp
+            .unwrap_or_else(|| Self::fingerprint(self.model, state, obligations, vt, options));
         let new = self.visited.insert(fp);
-        if new || !prunes {
+        let keep = new || !prunes;
+        if keep {
             self.checker.evaluate(self.model, state, &mut self.hits);
+        } else if self.hits.is_empty() {
+            return Admit::Seen;
         }
+        let node = match parent {
+            Some(parent) => self.log.push(parent, choice),
+            None => self.log.push_root(choice),
+        };
         if let Step::Stop(o) = self.record_hits(node, options) {
             return Admit::Stop(o);
         }
-        if new || !prunes {
-            Admit::New
+        if keep {
+            Admit::New(node)
         } else {
+            self.log.pop_unused(node);
             Admit::Seen
         }
     }
@@ -419,7 +418,8 @@ impl<M: Model> Run<'_, M> {
             // Under a time bound, the same state with more time left has more future.
             fp = combine(fp, bound.saturating_sub(vt));
         }
-        fp
+        // Zero marks an empty slot of the visited set; a model's own fingerprint may be zero.
+        fp.max(1)
     }
 
     fn record_hits(&mut self, node: u32, options: &Options) -> Step {
