@@ -340,3 +340,27 @@ fn states_that_differ_only_by_absolute_time_share_a_fingerprint() {
     other.procs[1].timers[0].due_ms += 1;
     assert_ne!(w.fingerprint(&s0), w.fingerprint(&other));
 }
+
+#[test]
+fn a_scripted_run_injects_its_faults_at_the_first_step_at_or_after_their_time() {
+    use lockcheck_sim::{run_script, ScriptedFault};
+    let b = Recorder {
+        greetings: vec![],
+        timers: vec![("first", 10), ("second", 20)],
+    };
+    let w = world(quiet(), b, ClockSpec::default()).with_faults(FaultEnvelope::none().pause(
+        1,
+        &[7],
+        1,
+    ));
+    let path = run_script(&w, &[ScriptedFault::new(15, "pause b for 7 ms")], 100).unwrap();
+    assert_eq!(
+        events(path.last_state(), 1),
+        vec![
+            "timer first at wall 10 mono 10",
+            "timer second at wall 27 mono 27"
+        ]
+    );
+    let err = run_script(&w, &[ScriptedFault::new(15, "pause a for 7 ms")], 100).unwrap_err();
+    assert!(err.to_string().contains("pause a for 7 ms"), "{err}");
+}
