@@ -4,7 +4,8 @@
 //! 20 ms, the master is promoted away, the client writes again". `run_script` takes the
 //! model's ordinary steps in its own order (the first enabled action that is not a fault) and
 //! injects each scripted fault, by label, at the first step whose virtual time has reached
-//! the fault's time. The run ends when nothing is enabled but faults, or after `max_steps`.
+//! the fault's time. The run ends when nothing is enabled but faults, when virtual time passes
+//! `until_ms` (a world with periodic timers never goes quiet), or after `max_steps`.
 
 use crate::model::Model;
 use crate::path_log::rebuild_path;
@@ -50,10 +51,12 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
-/// Runs `model` from its first initial state with `faults` (sorted by time) injected.
+/// Runs `model` from its first initial state with `faults` (sorted by time) injected, until
+/// `until_ms` of virtual time.
 pub fn run_script<M: Model>(
     model: &M,
     faults: &[ScriptedFault],
+    until_ms: u64,
     max_steps: usize,
 ) -> Result<Path<M>, ScriptError> {
     let mut state = model.init_states().swap_remove(0);
@@ -64,6 +67,9 @@ pub fn run_script<M: Model>(
         enabled.clear();
         model.actions(&state, &mut enabled);
         let now = model.virtual_time_ms(&state);
+        if now > until_ms {
+            break;
+        }
         let due = pending.peek().filter(|f| f.at_ms <= now);
         let choice = match due {
             Some(fault) => {
