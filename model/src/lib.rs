@@ -5,3 +5,5 @@
 //! so that the layering `lockcheck` -> `lockcheck-model` -> `lockcheck-sim` is in place.
 
 pub use lockcheck_sim as sim;
+
+pub mod redis;
