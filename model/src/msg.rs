@@ -1,0 +1,69 @@
+//! The messages and timers of a Redis world: one vocabulary shared by every actor.
+//!
+//! A world has one message type, so clients, Redis nodes and Sentinel speak one `Msg`:
+//! requests and responses on a client's connection, pushed pub/sub messages, the
+//! replication stream, and Sentinel's monitoring and reconfiguration.
+
+use crate::redis::{Command, Keyspace, Reply};
+use lockcheck_sim::world::ProcessId;
+
+/// A message between processes of a Redis world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Msg {
+    /// A client's command; `id` comes back in the response.
+    Request { id: u32, command: Command },
+    /// A node's reply to request `id`.
+    Response { id: u32, reply: Reply },
+    /// A message published on a channel this client subscribed to.
+    Published { channel: Vec<u8>, message: Vec<u8> },
+    /// Master to replica: the writes after `prev_offset`, up to `offset`, of stream `repl_id`.
+    Replicate {
+        repl_id: u32,
+        prev_offset: u64,
+        offset: u64,
+        commands: Vec<Command>,
+    },
+    /// Master to replica: the whole dataset (a full resynchronisation).
+    FullSync {
+        repl_id: u32,
+        offset: u64,
+        keyspace: Keyspace,
+    },
+    /// Replica to master: everything up to `offset` of stream `repl_id` is applied.
+    ReplAck { repl_id: u32, offset: u64 },
+    /// Replica to master: my copy has a gap; send everything.
+    SyncRequest,
+    /// Sentinel to node: are you alive, what are you?
+    Ping,
+    /// Node to Sentinel.
+    Pong {
+        is_master: bool,
+        offset: u64,
+        epoch: u64,
+    },
+    /// Sentinel to node: `REPLICAOF NO ONE` (`master: None`) or `REPLICAOF master`, in
+    /// configuration `epoch`.
+    ReplicaOf {
+        master: Option<ProcessId>,
+        epoch: u64,
+    },
+    /// Client to Sentinel: which node is the master?
+    AskMaster,
+    /// Sentinel to client.
+    MasterIs { master: ProcessId, epoch: u64 },
+}
+
+/// Timers of the actors of a Redis world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Timer {
+    /// A node's AOF `everysec` fsync.
+    Fsync,
+    /// A replica's periodic acknowledgement (`REPLCONF ACK`).
+    ReplAckTick,
+    /// A blocked `WAIT` of `client`'s request `id` times out.
+    WaitTimeout { client: ProcessId, id: u32 },
+    /// Sentinel's monitoring round.
+    SentinelTick,
+    /// A scripted client's `step`-th command is due.
+    ScriptStep(usize),
+}

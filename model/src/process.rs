@@ -1,0 +1,118 @@
+//! The processes of a Redis world, as one actor type (a world has one).
+//!
+//! Each kind is an [`Actor`] of its own; [`Process`] dispatches to it, and [`ProcessState`]
+//! holds its state. Lock clients, the detector and the protected resource join here.
+
+use crate::msg::{Msg, Timer};
+use crate::node::{Ctx, NodeState, RedisNode};
+use crate::scripted::{ScriptedClient, ScriptedState};
+use crate::sentinel::{Sentinel, SentinelState};
+use lockcheck_sim::world::{Actor, CrashKind, LocalNow, ProcessId};
+use lockcheck_sim::FpHasher;
+
+/// Any process of a Redis world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Process {
+    Redis(RedisNode),
+    Sentinel(Sentinel),
+    Scripted(ScriptedClient),
+}
+
+/// The state of any process of a Redis world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ProcessState {
+    Redis(NodeState),
+    Sentinel(SentinelState),
+    Scripted(ScriptedState),
+}
+
+impl ProcessState {
+    pub fn as_redis(&self) -> Option<&NodeState> {
+        match self {
+            ProcessState::Redis(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_sentinel(&self) -> Option<&SentinelState> {
+        match self {
+            ProcessState::Sentinel(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_scripted(&self) -> Option<&ScriptedState> {
+        match self {
+            ProcessState::Scripted(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `$body` with `$actor` and `$state` bound to the matching kind's actor and state.
+macro_rules! dispatch {
+    ($process:expr, $state:expr, |$actor:ident, $s:ident| $body:expr) => {
+        match ($process, $state) {
+            (Process::Redis($actor), ProcessState::Redis($s)) => $body,
+            (Process::Sentinel($actor), ProcessState::Sentinel($s)) => $body,
+            (Process::Scripted($actor), ProcessState::Scripted($s)) => $body,
+            (process, state) => {
+                panic!("internal bug: {process:?} with the state of another kind: {state:?}")
+            }
+        }
+    };
+}
+
+impl Actor for Process {
+    type Msg = Msg;
+    type Timer = Timer;
+    type State = ProcessState;
+
+    fn on_start(&self, ctx: &mut Ctx) -> ProcessState {
+        match self {
+            Process::Redis(a) => ProcessState::Redis(a.on_start(ctx)),
+            Process::Sentinel(a) => ProcessState::Sentinel(a.on_start(ctx)),
+            Process::Scripted(a) => ProcessState::Scripted(a.on_start(ctx)),
+        }
+    }
+
+    fn on_message(&self, state: &mut ProcessState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+        dispatch!(self, state, |a, s| a.on_message(s, from, msg, ctx))
+    }
+
+    fn on_timer(&self, state: &mut ProcessState, timer: Timer, ctx: &mut Ctx) {
+        dispatch!(self, state, |a, s| a.on_timer(s, timer, ctx))
+    }
+
+    fn on_crash(&self, state: &ProcessState, kind: CrashKind) -> Option<ProcessState> {
+        match (self, state) {
+            (Process::Redis(a), ProcessState::Redis(s)) => {
+                a.on_crash(s, kind).map(ProcessState::Redis)
+            }
+            (Process::Sentinel(a), ProcessState::Sentinel(s)) => {
+                a.on_crash(s, kind).map(ProcessState::Sentinel)
+            }
+            (Process::Scripted(a), ProcessState::Scripted(s)) => {
+                a.on_crash(s, kind).map(ProcessState::Scripted)
+            }
+            _ => panic!("internal bug: a process with the state of another kind"),
+        }
+    }
+
+    fn on_restart(&self, survived: Option<ProcessState>, ctx: &mut Ctx) -> ProcessState {
+        match (self, survived) {
+            (Process::Redis(a), Some(ProcessState::Redis(s))) => {
+                ProcessState::Redis(a.on_restart(Some(s), ctx))
+            }
+            (Process::Sentinel(a), Some(ProcessState::Sentinel(s))) => {
+                ProcessState::Sentinel(a.on_restart(Some(s), ctx))
+            }
+            (Process::Scripted(a), Some(ProcessState::Scripted(s))) => {
+                ProcessState::Scripted(a.on_restart(Some(s), ctx))
+            }
+            (process, _) => process.on_start(ctx),
+        }
+    }
+
+    fn hash_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
+        dispatch!(self, state, |a, s| a.hash_state(s, now, h))
+    }
+}

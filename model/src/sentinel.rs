@@ -1,0 +1,160 @@
+//! A Sentinel-like monitor: pings the nodes, and fails over a master that stops answering.
+//!
+//! Every `ping_every_ms` it pings every node and checks its view: when the master has not
+//! answered for more than `down_after_ms`, it promotes the most up-to-date replica that did
+//! answer within that time (highest replication offset, then lowest id) in a new
+//! configuration epoch, and tells every other node, the old master included, to replicate
+//! it. Messages lost to a partition are repeated: any node whose answer contradicts the
+//! current configuration is told again. A partitioned old master therefore keeps accepting
+//! writes until it hears of the new master; then it resynchronises and those writes are
+//! lost. One Sentinel stands for a Sentinel quorum that agrees (its own failure is not
+//! modelled).
+
+use crate::msg::{Msg, Timer};
+use crate::node::Ctx;
+use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
+use lockcheck_sim::FpHasher;
+use std::hash::{Hash, Hasher};
+
+/// Sentinel's configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Sentinel {
+    /// The monitored nodes.
+    pub nodes: Vec<ProcessId>,
+    pub initial_master: ProcessId,
+    pub ping_every_ms: u64,
+    /// `down-after-milliseconds`.
+    pub down_after_ms: u64,
+}
+
+/// What Sentinel last heard from a node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeSeen {
+    pub node: ProcessId,
+    /// Sentinel's monotonic time of the node's last answer.
+    pub last_pong_mono_ms: i64,
+    pub is_master: bool,
+    pub offset: u64,
+}
+
+/// Sentinel's dynamic state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SentinelState {
+    pub master: ProcessId,
+    pub epoch: u64,
+    pub seen: Vec<NodeSeen>,
+    pub failovers: u32,
+}
+
+impl Actor for Sentinel {
+    type Msg = Msg;
+    type Timer = Timer;
+    type State = SentinelState;
+
+    fn on_start(&self, ctx: &mut Ctx) -> SentinelState {
+        ctx.set_timer(Timer::SentinelTick, self.ping_every_ms);
+        SentinelState {
+            master: self.initial_master,
+            epoch: 0,
+            seen: self
+                .nodes
+                .iter()
+                .map(|&node| NodeSeen {
+                    node,
+                    last_pong_mono_ms: ctx.mono_ms(),
+                    is_master: node == self.initial_master,
+                    offset: 0,
+                })
+                .collect(),
+            failovers: 0,
+        }
+    }
+
+    fn on_message(&self, state: &mut SentinelState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+        match msg {
+            Msg::Pong {
+                is_master, offset, ..
+            } => {
+                if let Some(seen) = state.seen.iter_mut().find(|s| s.node == from) {
+                    seen.last_pong_mono_ms = ctx.mono_ms();
+                    seen.is_master = is_master;
+                    seen.offset = offset;
+                }
+            }
+            Msg::AskMaster => ctx.send(
+                from,
+                Msg::MasterIs {
+                    master: state.master,
+                    epoch: state.epoch,
+                },
+            ),
+            other => panic!("Sentinel does not handle {other:?}"),
+        }
+    }
+
+    fn on_timer(&self, state: &mut SentinelState, timer: Timer, ctx: &mut Ctx) {
+        assert_eq!(timer, Timer::SentinelTick, "Sentinel sets no other timer");
+        let now = ctx.mono_ms();
+        if !self.answered_recently(state, state.master, now) {
+            self.fail_over(state, now, ctx);
+        }
+        for seen in &state.seen {
+            ctx.send(seen.node, Msg::Ping);
+            let should_be_master = seen.node == state.master;
+            if seen.is_master != should_be_master && state.epoch > 0 {
+                let master = (!should_be_master).then_some(state.master);
+                ctx.send(
+                    seen.node,
+                    Msg::ReplicaOf {
+                        master,
+                        epoch: state.epoch,
+                    },
+                );
+            }
+        }
+        ctx.set_timer(Timer::SentinelTick, self.ping_every_ms);
+    }
+
+    fn hash_state(&self, state: &SentinelState, now: LocalNow, h: &mut FpHasher) {
+        (state.master, state.epoch, state.failovers).hash(h);
+        for seen in &state.seen {
+            // Silence longer than down-after is all alike: it keeps the state space finite.
+            let silence = (now.mono_ms - seen.last_pong_mono_ms).min(self.down_after_ms as i64 + 1);
+            (seen.node, seen.is_master, seen.offset).hash(h);
+            h.write_i64(silence);
+        }
+    }
+}
+
+impl Sentinel {
+    fn answered_recently(&self, state: &SentinelState, node: ProcessId, now: i64) -> bool {
+        state
+            .seen
+            .iter()
+            .find(|s| s.node == node)
+            .is_some_and(|s| now - s.last_pong_mono_ms <= self.down_after_ms as i64)
+    }
+
+    fn fail_over(&self, state: &mut SentinelState, now: i64, ctx: &mut Ctx) {
+        let best = state
+            .seen
+            .iter()
+            .filter(|s| s.node != state.master && self.answered_recently(state, s.node, now))
+            .max_by_key(|s| (s.offset, std::cmp::Reverse(s.node)))
+            .map(|s| s.node);
+        let Some(promoted) = best else { return };
+        state.epoch += 1;
+        state.failovers += 1;
+        state.master = promoted;
+        for seen in &mut state.seen {
+            let master = (seen.node != promoted).then_some(promoted);
+            ctx.send(
+                seen.node,
+                Msg::ReplicaOf {
+                    master,
+                    epoch: state.epoch,
+                },
+            );
+        }
+    }
+}
