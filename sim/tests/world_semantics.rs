@@ -353,7 +353,13 @@ fn a_scripted_run_injects_its_faults_at_the_first_step_at_or_after_their_time() 
         &[7],
         1,
     ));
-    let path = run_script(&w, &[ScriptedFault::new(15, "pause b for 7 ms")], 1_000, 100).unwrap();
+    let path = run_script(
+        &w,
+        &[ScriptedFault::new(15, "pause b for 7 ms")],
+        1_000,
+        100,
+    )
+    .unwrap();
     assert_eq!(
         events(path.last_state(), 1),
         vec![
@@ -361,6 +367,12 @@ fn a_scripted_run_injects_its_faults_at_the_first_step_at_or_after_their_time() 
             "timer second at wall 27 mono 27"
         ]
     );
-    let err = run_script(&w, &[ScriptedFault::new(15, "pause a for 7 ms")], 1_000, 100).unwrap_err();
+    let err = run_script(
+        &w,
+        &[ScriptedFault::new(15, "pause a for 7 ms")],
+        1_000,
+        100,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("pause a for 7 ms"), "{err}");
 }
