@@ -402,3 +402,81 @@ fn exhaustive_search_of_a_world_with_sentinel_is_finite_and_finds_the_lost_write
     assert!(report.hollow().is_empty(), "{report}");
     assert!(report.stats.unique_states > 1_000, "{report}");
 }
+
+#[test]
+fn a_forward_clock_step_on_the_node_expires_a_lock_at_once() {
+    let client = 1;
+    let w = world(vec![
+        ("master", master()),
+        (
+            "client",
+            scripted(vec![
+                step(10, MASTER, &["SET", "lock", "tok", "PX", "10000"]),
+                step(90, MASTER, &["GET", "lock"]),
+            ]),
+        ),
+    ])
+    .with_faults(FaultEnvelope::none().clock_step(MASTER, &[15_000], 1));
+    let calm = run(&w, &[], 500).last_state().clone();
+    assert_eq!(reply(&calm, client, 1), Some(bulk("tok")));
+    let stepped = run(&w, &[(50, "step clock of master by +15000 ms")], 500)
+        .last_state()
+        .clone();
+    assert_eq!(
+        reply(&stepped, client, 1),
+        Some(Reply::nil()),
+        "100 ms in, 10 s lock gone"
+    );
+}
+
+#[test]
+fn sentinel_promotes_the_most_up_to_date_reachable_replica() {
+    let (stale, fresh) = (1, 2);
+    // The stale replica is cut off from the master before the second write.
+    let lag = PartitionFault::two_way("master|stale", &[MASTER], &[stale], vec![None]);
+    let crash = [CrashKind::Process];
+    let w = world(vec![
+        ("master", master()),
+        ("stale", replica()),
+        ("fresh", replica()),
+        (
+            "sentinel",
+            Process::Sentinel(Sentinel {
+                nodes: vec![MASTER, stale, fresh],
+                initial_master: MASTER,
+                ping_every_ms: 10,
+                down_after_ms: 50,
+            }),
+        ),
+        (
+            "client",
+            scripted(vec![
+                step(5, MASTER, &["SET", "a", "1"]),
+                step(20, MASTER, &["SET", "b", "2"]),
+            ]),
+        ),
+    ])
+    .with_faults(
+        FaultEnvelope::none()
+            .partition(lag, 1)
+            .crash(MASTER, &crash, &[None], 1),
+    );
+    let s = run(
+        &w,
+        &[
+            (20, "partition master|stale for good"),
+            (40, "crash master (Process), no restart"),
+        ],
+        300,
+    )
+    .last_state()
+    .clone();
+    assert!(
+        node(&s, fresh).is_master(),
+        "the replica that has both writes"
+    );
+    assert!(!node(&s, stale).is_master());
+    let sentinel = s.actor(3).and_then(|p| p.as_sentinel()).unwrap();
+    assert_eq!((sentinel.master, sentinel.failovers), (fresh, 1));
+    assert!(node(&s, fresh).keyspace.peek(b"b", 300).is_some());
+}
