@@ -376,3 +376,56 @@ fn a_scripted_run_injects_its_faults_at_the_first_step_at_or_after_their_time() 
     .unwrap_err();
     assert!(err.to_string().contains("pause a for 7 ms"), "{err}");
 }
+
+/// Sets one timer whose duration is a choice, and records when it fires.
+#[derive(Clone, Debug)]
+struct Chooser;
+
+impl Actor for Chooser {
+    type Msg = ();
+    type Timer = &'static str;
+    type State = Vec<u64>;
+    fn on_start(&self, ctx: &mut Context<(), &'static str>) -> Vec<u64> {
+        ctx.set_timer_among("work", vec![300, 100, 200]);
+        vec![]
+    }
+    fn on_message(&self, _: &mut Vec<u64>, _: ProcessId, _: (), _: &mut Context<(), &'static str>) {
+    }
+    fn on_timer(&self, fired: &mut Vec<u64>, _: &'static str, ctx: &mut Context<(), &'static str>) {
+        fired.push(ctx.mono_ms() as u64);
+    }
+}
+
+#[test]
+fn a_timer_set_among_durations_is_a_labelled_choice_explored_exhaustively() {
+    use lockcheck_sim::{explore, BreadthFirst, Options, Property};
+    let spec = ProcessSpec {
+        name: "worker".to_string(),
+        actor: Chooser,
+        clock: ClockSpec::default(),
+    };
+    let fired_at =
+        |ms: u64| move |_: &World<Chooser>, s: &StateOf<Chooser>| s.actor(0) == Some(&vec![ms]);
+    let w = World::new("choice", vec![spec])
+        .with_property(Property::sometimes("after-100", fired_at(100)))
+        .with_property(Property::sometimes("after-200", fired_at(200)))
+        .with_property(Property::sometimes("after-300", fired_at(300)));
+    let mut enabled = Vec::new();
+    let s0 = w.init_states().remove(0);
+    w.actions(&s0, &mut enabled);
+    let labels: Vec<String> = enabled.iter().map(|a| w.label(&s0, a)).collect();
+    assert_eq!(
+        labels,
+        vec![
+            "timer worker: \"work\" after 300 ms",
+            "timer worker: \"work\" after 100 ms",
+            "timer worker: \"work\" after 200 ms"
+        ]
+    );
+    let options = Options {
+        stop_at_first_violation: false,
+        ..Options::default()
+    };
+    let report = explore(&w, &mut BreadthFirst::default(), options).unwrap();
+    assert!(report.hollow().is_empty(), "{report}");
+}

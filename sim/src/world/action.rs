@@ -19,6 +19,8 @@ pub enum WorldAction<M, T> {
     Route { delay_ms: u64 },
     /// Lose the oldest unrouted message (lossy links, within the loss budget).
     Lose,
+    /// Give the oldest undecided timer this duration.
+    TimerDuration { after_ms: u64 },
     /// Freeze a process for a while.
     Pause {
         process: ProcessId,

@@ -48,6 +48,12 @@ pub enum TimerEffect<T> {
         timer: T,
         after_ms: u64,
     },
+    /// Fire `timer` after one of `after_ms` (a nondeterministic choice the world explores:
+    /// a work duration from a set, a random retry delay); replaces a pending `timer`.
+    SetAmong {
+        timer: T,
+        after_ms: Vec<u64>,
+    },
     Cancel(T),
 }
 
@@ -82,6 +88,15 @@ impl<M, T> Context<M, T> {
     /// Sets (or resets) `timer` to fire after `after_ms` of monotonic time.
     pub fn set_timer(&mut self, timer: T, after_ms: u64) {
         self.timers.push(TimerEffect::Set { timer, after_ms });
+    }
+    /// Sets (or resets) `timer` to fire after one of `after_ms` (non-empty) of monotonic
+    /// time; which one is a choice of the world, explored like a message delay.
+    pub fn set_timer_among(&mut self, timer: T, after_ms: Vec<u64>) {
+        assert!(
+            !after_ms.is_empty(),
+            "set_timer_among needs at least one duration"
+        );
+        self.timers.push(TimerEffect::SetAmong { timer, after_ms });
     }
     /// Cancels `timer` if it is pending.
     pub fn cancel_timer(&mut self, timer: T) {

@@ -41,6 +41,14 @@ impl<A: Actor> World<A> {
                     None => format!("delay by {delay_ms} ms"),
                 }
             }
+            WorldAction::TimerDuration { after_ms } => match state.undecided_timers.first() {
+                Some(t) => format!(
+                    "timer {}: {:?} after {after_ms} ms",
+                    name(t.process),
+                    t.timer
+                ),
+                None => format!("timer after {after_ms} ms"),
+            },
             WorldAction::Lose => match state.unrouted.first() {
                 Some(m) => format!(
                     "lose {} -> {}: {}",

@@ -27,7 +27,7 @@ pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
-pub use state::{Life, PendingTimer, ProcState, StateOf, WorldState};
+pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 
 use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 use crate::model::Model;

@@ -29,6 +29,14 @@ pub struct PendingTimer<T> {
     pub timer: T,
 }
 
+/// A timer set with a choice of durations, waiting for the world to choose.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UndecidedTimer<T> {
+    pub process: usize,
+    pub timer: T,
+    pub after_ms: Vec<u64>,
+}
+
 /// One process's dynamic state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ProcState<S, T> {
@@ -70,6 +78,8 @@ pub struct WorldState<S, M, T> {
     pub in_flight: Vec<InFlight<M>>,
     /// Messages whose delay is still to be chosen, in send order.
     pub unrouted: Vec<Unrouted<M>>,
+    /// Timers whose duration is still to be chosen, in the order they were set.
+    pub undecided_timers: Vec<UndecidedTimer<T>>,
     /// Active partitions: index into the envelope's partitions, and heal time.
     pub partitions: Vec<(usize, Option<u64>)>,
     pub faults_used: FaultsUsed,
@@ -136,6 +146,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             m.msg.hash(h);
         }
         self.unrouted.hash(h);
+        self.undecided_timers.hash(h);
         h.write_usize(self.partitions.len());
         for (rule, heal) in &self.partitions {
             h.write_usize(*rule);

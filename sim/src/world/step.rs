@@ -14,7 +14,7 @@
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
 use super::network::{InFlight, Unrouted};
-use super::state::{Life, PendingTimer, ProcState, StateOf};
+use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::World;
 
 type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
@@ -38,6 +38,7 @@ impl<A: Actor> World<A> {
                 .collect(),
             in_flight: Vec::new(),
             unrouted: Vec::new(),
+            undecided_timers: Vec::new(),
             partitions: Vec::new(),
             faults_used: Default::default(),
         };
@@ -56,6 +57,15 @@ impl<A: Actor> World<A> {
     }
 
     pub(crate) fn enabled(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
+        if let Some(first) = state.undecided_timers.first() {
+            out.extend(
+                first
+                    .after_ms
+                    .iter()
+                    .map(|&after_ms| WorldAction::TimerDuration { after_ms }),
+            );
+            return;
+        }
         if let Some(first) = state.unrouted.first() {
             let link = self.network.link(first.from, first.to);
             out.extend(
@@ -222,6 +232,10 @@ impl<A: Actor> World<A> {
                 let m = state.unrouted.remove(0);
                 self.route(state, m, *delay_ms);
             }
+            WorldAction::TimerDuration { after_ms } => {
+                let t = state.undecided_timers.remove(0);
+                self.set_timer(state, t.process, t.timer, *after_ms);
+            }
             WorldAction::Lose => {
                 state.unrouted.remove(0);
                 state.faults_used.losses += 1;
@@ -250,6 +264,7 @@ impl<A: Actor> World<A> {
                 };
                 proc.paused_until_ms = None;
                 proc.timers.clear();
+                state.undecided_timers.retain(|t| t.process != p);
                 state.in_flight.retain(|m| m.to != p);
                 state.unrouted.retain(|m| m.to != p);
                 state.faults_used.crashes += 1;
@@ -342,15 +357,20 @@ impl<A: Actor> World<A> {
         let p = ctx.me();
         let (sends, timers) = ctx.into_effects();
         for effect in timers {
-            let proc = &mut state.procs[p];
             match effect {
-                TimerEffect::Set { timer, after_ms } => {
-                    proc.timers.retain(|t| t.timer != timer);
-                    let due_ms = self.processes[p].clock.due_after(state.now_ms, after_ms);
-                    let at = proc.timers.partition_point(|t| t.due_ms <= due_ms);
-                    proc.timers.insert(at, PendingTimer { due_ms, timer });
+                TimerEffect::Set { timer, after_ms } => self.set_timer(state, p, timer, after_ms),
+                TimerEffect::SetAmong { timer, after_ms } if after_ms.len() == 1 => {
+                    self.set_timer(state, p, timer, after_ms[0])
                 }
-                TimerEffect::Cancel(timer) => proc.timers.retain(|t| t.timer != timer),
+                TimerEffect::SetAmong { timer, after_ms } => {
+                    forget_timer::<A>(state, p, &timer);
+                    state.undecided_timers.push(UndecidedTimer {
+                        process: p,
+                        timer,
+                        after_ms,
+                    });
+                }
+                TimerEffect::Cancel(timer) => forget_timer::<A>(state, p, &timer),
             }
         }
         for (to, msg) in sends {
@@ -367,6 +387,15 @@ impl<A: Actor> World<A> {
                 self.route(state, m, link.delays_ms[0]);
             }
         }
+    }
+
+    /// Sets (or resets) process `p`'s `timer` to fire after `after_ms` of its monotonic time.
+    fn set_timer(&self, state: &mut StateOf<A>, p: ProcessId, timer: A::Timer, after_ms: u64) {
+        forget_timer::<A>(state, p, &timer);
+        let due_ms = self.processes[p].clock.due_after(state.now_ms, after_ms);
+        let timers = &mut state.procs[p].timers;
+        let at = timers.partition_point(|t| t.due_ms <= due_ms);
+        timers.insert(at, PendingTimer { due_ms, timer });
     }
 
     /// Puts a message on the wire with `delay_ms`, unless its receiver is down or its link cut.
@@ -431,4 +460,12 @@ impl<A: Actor> World<A> {
             _ => Vec::new(),
         }
     }
+}
+
+/// Drops process `p`'s pending or undecided `timer`.
+fn forget_timer<A: Actor>(state: &mut StateOf<A>, p: ProcessId, timer: &A::Timer) {
+    state.procs[p].timers.retain(|t| &t.timer != timer);
+    state
+        .undecided_timers
+        .retain(|t| t.process != p || &t.timer != timer);
 }
