@@ -377,22 +377,41 @@ fn a_scripted_run_injects_its_faults_at_the_first_step_at_or_after_their_time() 
     assert!(err.to_string().contains("pause a for 7 ms"), "{err}");
 }
 
-/// Sets one timer whose duration is a choice, and records when it fires.
+/// Sets one timer whose duration is a choice, and records how long after start it fired.
+/// Its state holds a local time (the start), so it hashes it relative to `now`, as the
+/// `Actor::hash_state` contract asks.
 #[derive(Clone, Debug)]
 struct Chooser;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Waited {
+    started_mono_ms: i64,
+    fired_after_ms: Vec<i64>,
+}
 
 impl Actor for Chooser {
     type Msg = ();
     type Timer = &'static str;
-    type State = Vec<u64>;
-    fn on_start(&self, ctx: &mut Context<(), &'static str>) -> Vec<u64> {
+    type State = Waited;
+    fn on_start(&self, ctx: &mut Context<(), &'static str>) -> Waited {
         ctx.set_timer_among("work", vec![300, 100, 200]);
-        vec![]
+        Waited {
+            started_mono_ms: ctx.mono_ms(),
+            fired_after_ms: vec![],
+        }
     }
-    fn on_message(&self, _: &mut Vec<u64>, _: ProcessId, _: (), _: &mut Context<(), &'static str>) {
+    fn on_message(&self, _: &mut Waited, _: ProcessId, _: (), _: &mut Context<(), &'static str>) {}
+    fn on_timer(&self, w: &mut Waited, _: &'static str, ctx: &mut Context<(), &'static str>) {
+        w.fired_after_ms.push(ctx.mono_ms() - w.started_mono_ms);
     }
-    fn on_timer(&self, fired: &mut Vec<u64>, _: &'static str, ctx: &mut Context<(), &'static str>) {
-        fired.push(ctx.mono_ms() as u64);
+    fn hash_state(
+        &self,
+        w: &Waited,
+        now: lockcheck_sim::world::LocalNow,
+        h: &mut lockcheck_sim::FpHasher,
+    ) {
+        use std::hash::Hash;
+        (w.started_mono_ms - now.mono_ms, &w.fired_after_ms).hash(h);
     }
 }
 
