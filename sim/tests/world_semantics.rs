@@ -423,8 +423,11 @@ fn a_timer_set_among_durations_is_a_labelled_choice_explored_exhaustively() {
         actor: Chooser,
         clock: ClockSpec::default(),
     };
-    let fired_at =
-        |ms: u64| move |_: &World<Chooser>, s: &StateOf<Chooser>| s.actor(0) == Some(&vec![ms]);
+    let fired_at = |ms: i64| {
+        move |_: &World<Chooser>, s: &StateOf<Chooser>| {
+            s.actor(0).is_some_and(|w| w.fired_after_ms == vec![ms])
+        }
+    };
     let w = World::new("choice", vec![spec])
         .with_property(Property::sometimes("after-100", fired_at(100)))
         .with_property(Property::sometimes("after-200", fired_at(200)))
