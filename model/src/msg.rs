@@ -51,6 +51,42 @@ pub enum Msg {
     AskMaster,
     /// Sentinel to client.
     MasterIs { master: ProcessId, epoch: u64 },
+    /// Client to the protected resource.
+    Resource(ResourceOp),
+    /// The resource's answer.
+    ResourceReply(ResourceReply),
+    /// Client to a linearizable token service: the next fencing token, please.
+    NextToken,
+    /// The token service's answer.
+    Token(u64),
+}
+
+/// An operation on the protected resource (an account).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceOp {
+    /// Read the balance, its version, and whether business operation `biz_id` is done.
+    Read { biz_id: u32 },
+    /// Debit `amount` for business operation `biz_id`, computed from what was read.
+    Debit {
+        biz_id: u32,
+        amount: i64,
+        read_balance: i64,
+        read_version: u32,
+        /// The fencing token the client holds, if any.
+        token: Option<u64>,
+    },
+}
+
+/// The resource's answer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceReply {
+    Value {
+        balance: i64,
+        version: u32,
+        done: bool,
+    },
+    /// Whether the debit was applied.
+    Debited(bool),
 }
 
 /// Timers of the actors of a Redis world.
@@ -66,4 +102,32 @@ pub enum Timer {
     SentinelTick,
     /// A scripted client's `step`-th command is due.
     ScriptStep(usize),
+    /// A lock client's business timer.
+    Client(ClientTimer),
+}
+
+/// Timers of a lock client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ClientTimer {
+    /// Begin the next round.
+    Start,
+    /// The work inside the critical section is done.
+    Work,
+    /// A timer of the protocol engine of the client's `lock`-th lock.
+    Lock { lock: u8, timer: LockTimer },
+}
+
+/// Timers of a lock protocol engine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LockTimer {
+    /// Request `tag` got no answer in time.
+    RequestTimeout(u16),
+    /// Try to acquire again.
+    Retry,
+    /// Stop trying to acquire.
+    AcquireDeadline,
+    /// Renew the lock (a watchdog's tick).
+    Renew,
+    /// Stop waiting for an unlock message (Redisson: the lock's remaining TTL).
+    WaitTtl,
 }

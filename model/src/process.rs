@@ -3,8 +3,10 @@
 //! Each kind is an [`Actor`] of its own; [`Process`] dispatches to it, and [`ProcessState`]
 //! holds its state. Lock clients, the detector and the protected resource join here.
 
+use crate::lock::{ClientState, LockClient};
 use crate::msg::{Msg, Timer};
 use crate::node::{Ctx, NodeState, RedisNode};
+use crate::resource::{Account, AccountState, TokenService};
 use crate::scripted::{ScriptedClient, ScriptedState};
 use crate::sentinel::{Sentinel, SentinelState};
 use lockcheck_sim::world::{Actor, CrashKind, LocalNow, ProcessId};
@@ -16,6 +18,9 @@ pub enum Process {
     Redis(RedisNode),
     Sentinel(Sentinel),
     Scripted(ScriptedClient),
+    Client(LockClient),
+    Account(Account),
+    Tokens(TokenService),
 }
 
 /// The state of any process of a Redis world.
@@ -24,6 +29,9 @@ pub enum ProcessState {
     Redis(NodeState),
     Sentinel(SentinelState),
     Scripted(ScriptedState),
+    Client(ClientState),
+    Account(AccountState),
+    Tokens(u64),
 }
 
 impl ProcessState {
@@ -45,6 +53,18 @@ impl ProcessState {
             _ => None,
         }
     }
+    pub fn as_client(&self) -> Option<&ClientState> {
+        match self {
+            ProcessState::Client(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_account(&self) -> Option<&AccountState> {
+        match self {
+            ProcessState::Account(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 /// Runs `$body` with `$actor` and `$state` bound to the matching kind's actor and state.
@@ -54,6 +74,9 @@ macro_rules! dispatch {
             (Process::Redis($actor), ProcessState::Redis($s)) => $body,
             (Process::Sentinel($actor), ProcessState::Sentinel($s)) => $body,
             (Process::Scripted($actor), ProcessState::Scripted($s)) => $body,
+            (Process::Client($actor), ProcessState::Client($s)) => $body,
+            (Process::Account($actor), ProcessState::Account($s)) => $body,
+            (Process::Tokens($actor), ProcessState::Tokens($s)) => $body,
             (process, state) => {
                 panic!("internal bug: {process:?} with the state of another kind: {state:?}")
             }
@@ -71,6 +94,9 @@ impl Actor for Process {
             Process::Redis(a) => ProcessState::Redis(a.on_start(ctx)),
             Process::Sentinel(a) => ProcessState::Sentinel(a.on_start(ctx)),
             Process::Scripted(a) => ProcessState::Scripted(a.on_start(ctx)),
+            Process::Client(a) => ProcessState::Client(a.on_start(ctx)),
+            Process::Account(a) => ProcessState::Account(a.on_start(ctx)),
+            Process::Tokens(a) => ProcessState::Tokens(a.on_start(ctx)),
         }
     }
 
@@ -87,13 +113,8 @@ impl Actor for Process {
             (Process::Redis(a), ProcessState::Redis(s)) => {
                 a.on_crash(s, kind).map(ProcessState::Redis)
             }
-            (Process::Sentinel(a), ProcessState::Sentinel(s)) => {
-                a.on_crash(s, kind).map(ProcessState::Sentinel)
-            }
-            (Process::Scripted(a), ProcessState::Scripted(s)) => {
-                a.on_crash(s, kind).map(ProcessState::Scripted)
-            }
-            _ => panic!("internal bug: a process with the state of another kind"),
+            // Other processes keep nothing: a restarted client starts over.
+            _ => None,
         }
     }
 
@@ -101,12 +122,6 @@ impl Actor for Process {
         match (self, survived) {
             (Process::Redis(a), Some(ProcessState::Redis(s))) => {
                 ProcessState::Redis(a.on_restart(Some(s), ctx))
-            }
-            (Process::Sentinel(a), Some(ProcessState::Sentinel(s))) => {
-                ProcessState::Sentinel(a.on_restart(Some(s), ctx))
-            }
-            (Process::Scripted(a), Some(ProcessState::Scripted(s))) => {
-                ProcessState::Scripted(a.on_restart(Some(s), ctx))
             }
             (process, _) => process.on_start(ctx),
         }

@@ -1,0 +1,23 @@
+//! Lock clients: business code over a lock protocol, and the protocols themselves.
+//!
+//! The idea: a protocol is an [`Engine`](engine::Engine) that manages one lock for one client
+//! and reports acquired / gave up / released / lost; the [`LockClient`](client::LockClient)
+//! actor runs the workload (rounds of acquire, read the resource, work, debit, release) over
+//! one engine per lock, and records what the client *believes*, which the oracles judge.
+//!
+//! - [`single`]: `SET NX PX` on one node, owner-checked or plain-`DEL` release, optional
+//!   fenced acquire;
+//! - [`redlock`]: Redlock as seed 000 writes it and as the Redis documentation specifies it,
+//!   with seed 000's watchdog;
+//! - [`redisson`]: Redisson's RLock with its watchdog, both renewal generations.
+
+pub mod client;
+pub mod engine;
+pub mod protocol;
+pub mod redisson;
+pub mod redlock;
+pub mod single;
+
+pub use client::{ClientState, Fencing, Held, LockClient, Phase, Workload};
+pub use engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
+pub use protocol::{EngineState, Protocol};

@@ -1,0 +1,195 @@
+//! The single-node lock (seed 000's original): `SET key owner NX PX ttl` on one Redis node,
+//! retried after a fixed delay until an acquire timeout, released with the owner-checked
+//! compare-and-delete script, or, in the buggy variant, with a plain `DEL` (a late unlock
+//! deletes whoever holds the lock now). With a fencing counter the acquire is the fenced
+//! script, which also `INCR`s a token counter on the same node (a failover can roll it
+//! back). The client believes it holds the lock until it releases: there is no validity.
+
+use super::engine::{Engine, LockEvent, LockIo};
+use crate::msg::LockTimer;
+use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
+use lockcheck_sim::world::ProcessId;
+
+/// How the lock is released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Release {
+    /// `if get(key) == owner then del(key)`, atomically.
+    OwnerChecked,
+    /// `DEL key`, whoever holds it.
+    PlainDel,
+}
+
+/// Parameters of the single-node lock.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SingleNode {
+    pub node: ProcessId,
+    pub ttl_ms: u64,
+    pub release: Release,
+    /// Delay before trying again after a refusal or a timeout.
+    pub retry_ms: u64,
+    /// Give up acquiring after this long (`None`: never).
+    pub acquire_timeout_ms: Option<u64>,
+    /// A request without an answer after this long counts as failed.
+    pub request_timeout_ms: u64,
+    /// Acquire with the fenced script, incrementing this counter key for the token.
+    pub fencing_counter: Option<Vec<u8>>,
+}
+
+/// Where a single-node engine is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SingleState {
+    Idle,
+    /// Waiting for the answer to acquire attempt `tag`.
+    Acquiring {
+        tag: u16,
+    },
+    /// Refused or timed out; the retry timer runs.
+    Waiting {
+        tag: u16,
+    },
+    Holding,
+    Releasing,
+}
+
+/// Acquire attempts alternate between two tags, so a late answer to the previous attempt is
+/// recognised (and ignored) without a counter that grows forever.
+const ACQUIRE_TAGS: [u16; 2] = [1, 2];
+const RELEASE_TAG: u16 = 3;
+
+impl SingleNode {
+    fn send_acquire(&self, tag: u16, io: &mut LockIo) {
+        let command = match &self.fencing_counter {
+            Some(counter) => Command::Script(LockScript::FencedAcquire {
+                key: io.key.to_vec(),
+                token: io.owner.to_vec(),
+                ttl_ms: self.ttl_ms as i64,
+                counter_key: counter.clone(),
+            }),
+            None => Command::Set(Set {
+                key: io.key.to_vec(),
+                value: io.owner.to_vec(),
+                condition: Some(SetCondition::Nx),
+                get: false,
+                expiry: SetExpiry::Px(self.ttl_ms as i64),
+            }),
+        };
+        io.request(self.node, tag, command);
+        io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
+    }
+
+    fn retry_later(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
+        *state = SingleState::Waiting { tag };
+        io.set_timer(LockTimer::Retry, self.retry_ms);
+    }
+}
+
+impl Engine for SingleNode {
+    type State = SingleState;
+
+    fn init(&self) -> SingleState {
+        SingleState::Idle
+    }
+
+    fn acquire(&self, state: &mut SingleState, io: &mut LockIo) {
+        *state = SingleState::Acquiring {
+            tag: ACQUIRE_TAGS[0],
+        };
+        if let Some(timeout) = self.acquire_timeout_ms {
+            io.set_timer(LockTimer::AcquireDeadline, timeout);
+        }
+        self.send_acquire(ACQUIRE_TAGS[0], io);
+    }
+
+    fn release(&self, state: &mut SingleState, io: &mut LockIo) {
+        *state = SingleState::Releasing;
+        let command = match self.release {
+            Release::OwnerChecked => Command::Script(LockScript::CompareAndDelete {
+                key: io.key.to_vec(),
+                token: io.owner.to_vec(),
+            }),
+            Release::PlainDel => Command::Del {
+                keys: vec![io.key.to_vec()],
+            },
+        };
+        io.request(self.node, RELEASE_TAG, command);
+        io.set_timer(
+            LockTimer::RequestTimeout(RELEASE_TAG),
+            self.request_timeout_ms,
+        );
+    }
+
+    fn on_reply(
+        &self,
+        state: &mut SingleState,
+        _node: ProcessId,
+        tag: u16,
+        reply: Reply,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        match *state {
+            SingleState::Acquiring { tag: current } if tag == current => {
+                io.cancel_timer(LockTimer::RequestTimeout(tag));
+                let token = match (&self.fencing_counter, &reply) {
+                    (None, Reply::Status(ok)) if ok == "OK" => None,
+                    (Some(_), Reply::Integer(n)) => Some(*n as u64),
+                    _ => {
+                        self.retry_later(state, tag, io);
+                        return None;
+                    }
+                };
+                *state = SingleState::Holding;
+                io.cancel_timer(LockTimer::AcquireDeadline);
+                Some(LockEvent::Acquired {
+                    valid_until: None,
+                    token,
+                })
+            }
+            SingleState::Releasing if tag == RELEASE_TAG => {
+                io.cancel_timer(LockTimer::RequestTimeout(tag));
+                *state = SingleState::Idle;
+                Some(LockEvent::Released)
+            }
+            _ => None,
+        }
+    }
+
+    fn on_timer(
+        &self,
+        state: &mut SingleState,
+        timer: LockTimer,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        match (timer, state.clone()) {
+            (LockTimer::RequestTimeout(tag), SingleState::Acquiring { tag: current })
+                if tag == current =>
+            {
+                self.retry_later(state, tag, io);
+                None
+            }
+            (LockTimer::RequestTimeout(RELEASE_TAG), SingleState::Releasing) => {
+                *state = SingleState::Idle;
+                Some(LockEvent::Released)
+            }
+            (LockTimer::Retry, SingleState::Waiting { tag }) => {
+                let next = if tag == ACQUIRE_TAGS[0] {
+                    ACQUIRE_TAGS[1]
+                } else {
+                    ACQUIRE_TAGS[0]
+                };
+                *state = SingleState::Acquiring { tag: next };
+                self.send_acquire(next, io);
+                None
+            }
+            (
+                LockTimer::AcquireDeadline,
+                SingleState::Acquiring { .. } | SingleState::Waiting { .. },
+            ) => {
+                io.cancel_timer(LockTimer::Retry);
+                *state = SingleState::Idle;
+                Some(LockEvent::GaveUp)
+            }
+            _ => None,
+        }
+    }
+}
