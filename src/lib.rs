@@ -4,6 +4,9 @@
 //! ([`model`]), and holds what touches the real world: the system wall clock that bounds a
 //! search's wall time. Scenarios, oracles, reports and the command line build on it.
 
+pub mod check;
+pub mod oracles;
+pub mod scenario;
 pub mod wall_clock;
 
 pub use lockcheck_model as model;

@@ -1,0 +1,70 @@
+//! Checking a scenario: build its world, explore it, and say what was found.
+//!
+//! Exhaustive mode searches breadth-first (a violation comes with a shortest path) within
+//! the scenario's bounds; random mode runs the scenario's number of seeded walks. The
+//! verdict is the first violated oracle, if any; `sometimes` witnesses that never happened
+//! make a safe verdict *hollow*, which callers must treat as a failure of the scenario.
+
+use crate::oracles::RedisWorld;
+use crate::scenario::{build::ScenarioError, Expected, Scenario};
+use lockcheck_sim::{explore, BreadthFirst, Options, Report, Walk};
+
+/// How to search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Exhaustive,
+    /// Seeded random walks, seeds `first..first + count`.
+    Random {
+        first: u64,
+        count: u64,
+    },
+}
+
+/// A scenario's world and the report of one search.
+pub struct Checked {
+    pub world: RedisWorld,
+    pub report: Report<RedisWorld>,
+}
+
+impl Checked {
+    /// The oracle that fired first, if any.
+    pub fn violated(&self) -> Option<&str> {
+        self.report.first_violation().map(|(name, _)| name)
+    }
+
+    /// Whether the outcome is the one the scenario expects (a safe verdict must not be
+    /// hollow: every witness must have happened).
+    pub fn as_expected(&self, expected: &Expected) -> bool {
+        match expected {
+            Expected::Violated { oracle } => self.violated() == Some(oracle.as_str()),
+            Expected::Safe => self.violated().is_none() && self.report.hollow().is_empty(),
+        }
+    }
+}
+
+/// Checks `scenario` in `mode`.
+pub fn check(scenario: &Scenario, mode: Mode) -> Result<Checked, ScenarioError> {
+    check_with(scenario, mode, scenario.explore.options())
+}
+
+/// Checks `scenario` in `mode` with explicit kernel options.
+pub fn check_with(
+    scenario: &Scenario,
+    mode: Mode,
+    options: Options,
+) -> Result<Checked, ScenarioError> {
+    let world = scenario.build()?;
+    let report = match mode {
+        Mode::Exhaustive => explore(&world, &mut BreadthFirst::default(), options),
+        Mode::Random { first, count } => {
+            let seeds = first..first.saturating_add(count);
+            let options = Options {
+                max_states: None,
+                ..options
+            };
+            explore(&world, &mut Walk::random(seeds), options)
+        }
+    }
+    .expect("only replay can diverge");
+    Ok(Checked { world, report })
+}

@@ -1,0 +1,167 @@
+//! The lock oracles, as properties of a Redis world.
+//!
+//! - **ME-lock**: two clients *believe* they hold the same lock at the same true time (a
+//!   client's belief ends when it starts releasing, or when its validity deadline passes on
+//!   its own clock).
+//! - **ME-resource**: the protected account accepted a stale holder's write: a lost update
+//!   or a duplicate debit.
+//! - **Liveness**: after a client crashed while its lock was on a Redis node, the lock
+//!   becomes acquirable (gone from a quorum of the protocol's nodes) or held by another
+//!   client within a bound.
+//! - **Witnesses** (`sometimes`): the fault a scenario is about really happened where it
+//!   matters: a pause overlapped a holding period, a renewal failed, a holder crashed.
+
+use lockcheck_model::lock::LockClient;
+use lockcheck_model::process::{Process, ProcessState};
+use lockcheck_sim::world::{ProcessId, StateOf, World};
+use lockcheck_sim::Property;
+
+/// A world of Redis nodes, lock clients and friends.
+pub type RedisWorld = World<Process>;
+/// Its state.
+pub type WorldState = StateOf<Process>;
+
+/// The lock clients of a world: process id and configuration.
+pub fn clients(world: &RedisWorld) -> impl Iterator<Item = (ProcessId, &LockClient)> {
+    world
+        .processes
+        .iter()
+        .enumerate()
+        .filter_map(|(p, spec)| match &spec.actor {
+            Process::Client(c) => Some((p, c)),
+            _ => None,
+        })
+}
+
+/// The keys client `p` believes it holds in `state`.
+pub fn believed_keys<'w>(
+    world: &'w RedisWorld,
+    state: &WorldState,
+    p: ProcessId,
+    client: &'w LockClient,
+) -> Vec<&'w [u8]> {
+    let Some(ProcessState::Client(s)) = state.actor(p) else {
+        return Vec::new();
+    };
+    let now = world.local_now(state, p);
+    client
+        .believed_locks(s, now)
+        .into_iter()
+        .map(|i| client.workload.locks[i].as_slice())
+        .collect()
+}
+
+/// Whether two clients believe they hold the same lock.
+pub fn two_holders(world: &RedisWorld, state: &WorldState) -> bool {
+    let mut held: Vec<&[u8]> = clients(world)
+        .flat_map(|(p, c)| believed_keys(world, state, p, c))
+        .collect();
+    held.sort_unstable();
+    held.windows(2).any(|w| w[0] == w[1])
+}
+
+/// Whether the account was damaged by a stale holder.
+pub fn resource_damaged(state: &WorldState) -> bool {
+    state
+        .procs
+        .iter()
+        .filter_map(|p| p.actor_state().and_then(ProcessState::as_account))
+        .any(|a| a.damaged())
+}
+
+/// Whether some client is paused while believing it holds a lock.
+pub fn paused_while_holding(world: &RedisWorld, state: &WorldState) -> bool {
+    clients(world).any(|(p, c)| state.is_paused(p) && !believed_keys(world, state, p, c).is_empty())
+}
+
+/// Whether some client's watchdog failed a renewal.
+pub fn renewal_failed(world: &RedisWorld, state: &WorldState) -> bool {
+    clients(world).any(|(p, c)| match state.actor(p) {
+        Some(ProcessState::Client(s)) => c.failed_renewals(s) > 0,
+        _ => false,
+    })
+}
+
+/// Whether a client is down while some Redis node still stores a lock key of its workload.
+pub fn crashed_holder_blocks(world: &RedisWorld, state: &WorldState) -> bool {
+    clients(world).any(|(p, c)| {
+        !state.is_up(p)
+            && c.workload
+                .locks
+                .iter()
+                .any(|key| stored_on(world, state, &c.protocol.nodes(), key) > 0)
+    })
+}
+
+/// Whether every lock of every client whose holder is down has become acquirable (stored on
+/// fewer than a quorum of its nodes) or is believed held by a running client.
+pub fn locks_acquirable(world: &RedisWorld, state: &WorldState) -> bool {
+    clients(world)
+        .filter(|(p, _)| !state.is_up(*p))
+        .all(|(_, c)| {
+            let nodes = c.protocol.nodes();
+            let quorum = nodes.len() / 2 + 1;
+            c.workload.locks.iter().all(|key| {
+                stored_on(world, state, &nodes, key) < quorum
+                    || clients(world).any(|(q, d)| {
+                        state.is_up(q)
+                            && believed_keys(world, state, q, d).contains(&key.as_slice())
+                    })
+            })
+        })
+}
+
+/// On how many of `nodes` the key is stored and live by the node's own wall clock.
+fn stored_on(world: &RedisWorld, state: &WorldState, nodes: &[ProcessId], key: &[u8]) -> usize {
+    nodes
+        .iter()
+        .filter(|&&n| match state.actor(n) {
+            Some(ProcessState::Redis(node)) => {
+                let wall_ms = world.local_now(state, n).wall_ms;
+                node.keyspace.peek(key, wall_ms).is_some()
+            }
+            _ => false,
+        })
+        .count()
+}
+
+/// ME-lock as an `always` property.
+pub fn me_lock() -> Property<RedisWorld> {
+    Property::always("me-lock", |w, s| !two_holders(w, s))
+}
+
+/// ME-resource as an `always` property.
+pub fn me_resource() -> Property<RedisWorld> {
+    Property::always("me-resource", |_, s| !resource_damaged(s))
+}
+
+/// Liveness: a crashed holder's lock becomes acquirable within `bound_ms`.
+pub fn liveness(bound_ms: u64) -> Property<RedisWorld> {
+    Property::leads_to_within(
+        "liveness",
+        bound_ms,
+        crashed_holder_blocks,
+        locks_acquirable,
+    )
+}
+
+/// Witness: a pause overlapped a holding period.
+pub fn pause_while_holding() -> Property<RedisWorld> {
+    Property::sometimes("pause-while-holding", paused_while_holding)
+}
+
+/// Witness: a renewal failed.
+pub fn renewal_failure() -> Property<RedisWorld> {
+    Property::sometimes("renewal-failed", renewal_failed)
+}
+
+/// Witness: a client crashed while its lock was stored.
+pub fn holder_crashed() -> Property<RedisWorld> {
+    Property::sometimes("holder-crashed", crashed_holder_blocks)
+}
+
+/// Witness: two clients believed they held the same lock at once (the lock was broken, which
+/// a fenced resource must survive).
+pub fn lock_overlap() -> Property<RedisWorld> {
+    Property::sometimes("lock-overlap", two_holders)
+}

@@ -1,0 +1,357 @@
+//! From a scenario to a world: names resolved to process ids, every reference checked.
+//!
+//! Processes are laid out in a fixed order: Redis nodes, Sentinel, the account, the token
+//! service, then the clients. Any reference to a missing name, a duplicate name or an
+//! impossible value is a [`ScenarioError`] naming the field, never a panic.
+
+use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, OracleSpec, ProtocolSpec, Scenario};
+use crate::oracles::{self, RedisWorld};
+use lockcheck_model::lock::single::SingleNode;
+use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
+use lockcheck_model::node::RedisNode;
+use lockcheck_model::process::Process;
+use lockcheck_model::resource::{Account, TokenService};
+use lockcheck_model::sentinel::Sentinel;
+use lockcheck_sim::world::{
+    CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId, ProcessSpec, World,
+};
+use lockcheck_sim::Property;
+use std::fmt;
+
+/// A scenario that cannot be built, with the field at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Path of the field, e.g. `clients[1].protocol.node`.
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn error(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Process names and ids of a scenario being built.
+struct Names(Vec<String>);
+
+impl Names {
+    fn id(&self, name: &str, field: &str) -> Result<ProcessId, ScenarioError> {
+        self.0
+            .iter()
+            .position(|n| n == name)
+            .ok_or_else(|| error(field, format!("no process named `{name}`")))
+    }
+}
+
+impl Scenario {
+    /// The world this scenario describes.
+    pub fn build(&self) -> Result<RedisWorld, ScenarioError> {
+        let names = self.names()?;
+        let mut processes = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            processes.push(spec(
+                &node.name,
+                self.node(node, i, &names)?,
+                node.clock,
+                i,
+                "nodes",
+            )?);
+        }
+        if let Some(s) = &self.sentinel {
+            let master = names.id(&s.master, "sentinel.master")?;
+            let sentinel = Sentinel {
+                nodes: (0..self.nodes.len()).collect(),
+                initial_master: master,
+                ping_every_ms: s.ping_every_ms.max(1),
+                down_after_ms: s.down_after_ms,
+            };
+            processes.push(plain("sentinel", Process::Sentinel(sentinel)));
+        }
+        if let Some(a) = &self.account {
+            let account = Account {
+                initial_balance: a.initial_balance,
+                fencing: a.fencing,
+                unique_biz_id: a.unique_biz_id,
+                conditional_debit: a.conditional_debit,
+            };
+            processes.push(plain("account", Process::Account(account)));
+        }
+        if self.token_service {
+            processes.push(plain("tokens", Process::Tokens(TokenService)));
+        }
+        for (i, c) in self.clients.iter().enumerate() {
+            let client = self.client(c, i, &names)?;
+            processes.push(spec(
+                &c.name,
+                Process::Client(client),
+                c.clock,
+                i,
+                "clients",
+            )?);
+        }
+        let world = World::new(self.name.clone(), processes)
+            .with_network(self.network()?)
+            .with_faults(self.faults.envelope(&names)?);
+        Ok(self
+            .oracles
+            .iter()
+            .fold(world, |w, o| w.with_property(oracle(o))))
+    }
+
+    /// Every process name, in process-id order; duplicates refused.
+    fn names(&self) -> Result<Names, ScenarioError> {
+        let mut names: Vec<String> = self.nodes.iter().map(|n| n.name.clone()).collect();
+        if self.sentinel.is_some() {
+            names.push("sentinel".into());
+        }
+        if self.account.is_some() {
+            names.push("account".into());
+        }
+        if self.token_service {
+            names.push("tokens".into());
+        }
+        names.extend(self.clients.iter().map(|c| c.name.clone()));
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(error("name", format!("two processes are named `{name}`")));
+            }
+        }
+        if self.clients.is_empty() {
+            return Err(error(
+                "clients",
+                "a scenario needs at least one lock client",
+            ));
+        }
+        Ok(Names(names))
+    }
+
+    fn node(&self, n: &NodeSpec, i: usize, names: &Names) -> Result<Process, ScenarioError> {
+        let mut node = RedisNode::master().with_persistence(n.persistence.into());
+        if let Some(master) = &n.replica_of {
+            let field = format!("nodes[{i}].replica_of");
+            let m = names.id(master, &field)?;
+            if m >= self.nodes.len() || m == i {
+                return Err(error(
+                    field,
+                    format!("`{master}` is not another Redis node"),
+                ));
+            }
+            node.replica_of = Some(m);
+        }
+        node.min_replicas_to_write = n.min_replicas_to_write;
+        node.repl_ack_every_ms = n.repl_ack_every_ms;
+        Ok(Process::Redis(node))
+    }
+
+    fn client(&self, c: &ClientSpec, i: usize, names: &Names) -> Result<LockClient, ScenarioError> {
+        let field = |f: &str| format!("clients[{i}].{f}");
+        let w = &c.workload;
+        if w.locks.is_empty() {
+            return Err(error(
+                field("workload.locks"),
+                "a client needs at least one lock",
+            ));
+        }
+        if w.work_ms.is_empty() {
+            return Err(error(
+                field("workload.work_ms"),
+                "give at least one work duration",
+            ));
+        }
+        let resource = match (w.uses_account, &self.account) {
+            (false, _) => None,
+            (true, Some(_)) => Some(names.id("account", &field("workload.uses_account"))?),
+            (true, None) => {
+                return Err(error(
+                    field("workload.uses_account"),
+                    "the scenario has no account",
+                ))
+            }
+        };
+        let fencing = match (c.token_service_fencing, self.token_service) {
+            (false, _) => Fencing::Protocol,
+            (true, true) => Fencing::Service(names.id("tokens", &field("token_service_fencing"))?),
+            (true, false) => {
+                return Err(error(
+                    field("token_service_fencing"),
+                    "the scenario has no token service",
+                ))
+            }
+        };
+        Ok(LockClient {
+            protocol: self.protocol(&c.protocol, &field("protocol"), names)?,
+            workload: Workload {
+                locks: w.locks.iter().map(|l| l.as_bytes().to_vec()).collect(),
+                rounds: w.rounds,
+                start_after_ms: w.start_after_ms,
+                work_ms: w.work_ms.clone(),
+                resource,
+                amount: w.amount,
+                checks_stop_event: w.checks_stop_event,
+            },
+            fencing,
+            owner: c.name.as_bytes().to_vec(),
+        })
+    }
+
+    fn protocol(
+        &self,
+        p: &ProtocolSpec,
+        field: &str,
+        names: &Names,
+    ) -> Result<Protocol, ScenarioError> {
+        let redis_node = |name: &str, f: &str| -> Result<ProcessId, ScenarioError> {
+            let id = names.id(name, &format!("{field}.{f}"))?;
+            if id >= self.nodes.len() {
+                return Err(error(
+                    format!("{field}.{f}"),
+                    format!("`{name}` is not a Redis node"),
+                ));
+            }
+            Ok(id)
+        };
+        Ok(match p {
+            ProtocolSpec::SingleNode {
+                node,
+                ttl_ms,
+                release,
+                retry_ms,
+                acquire_timeout_ms,
+                request_timeout_ms,
+                fencing_counter,
+            } => Protocol::SingleNode(SingleNode {
+                node: redis_node(node, "node")?,
+                ttl_ms: positive(*ttl_ms, &format!("{field}.ttl_ms"))?,
+                release: *release,
+                retry_ms: positive(*retry_ms, &format!("{field}.retry_ms"))?,
+                acquire_timeout_ms: *acquire_timeout_ms,
+                request_timeout_ms: positive(
+                    *request_timeout_ms,
+                    &format!("{field}.request_timeout_ms"),
+                )?,
+                fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
+            }),
+        })
+    }
+
+    fn network(&self) -> Result<Network, ScenarioError> {
+        let n = &self.network;
+        if n.delays_ms.is_empty() {
+            return Err(error("network.delays_ms", "give at least one delay"));
+        }
+        let mut link = LinkSpec::choice(n.delays_ms.iter().copied());
+        link.fifo = !n.reordering;
+        link.lossy = n.lossy;
+        Ok(Network::uniform(link))
+    }
+}
+
+fn positive(v: u64, field: &str) -> Result<u64, ScenarioError> {
+    if v == 0 {
+        return Err(error(field, "must be greater than 0"));
+    }
+    Ok(v)
+}
+
+fn spec(
+    name: &str,
+    actor: Process,
+    clock: super::ClockSpecDe,
+    i: usize,
+    list: &str,
+) -> Result<ProcessSpec<Process>, ScenarioError> {
+    if clock.drift_ppm.abs() >= 1_000_000 {
+        return Err(error(
+            format!("{list}[{i}].clock.drift_ppm"),
+            "a rate error must stay within ±999,999 ppm",
+        ));
+    }
+    Ok(ProcessSpec {
+        name: name.to_string(),
+        actor,
+        clock: clock.spec(),
+    })
+}
+
+fn plain(name: &str, actor: Process) -> ProcessSpec<Process> {
+    ProcessSpec {
+        name: name.to_string(),
+        actor,
+        clock: Default::default(),
+    }
+}
+
+fn oracle(o: &OracleSpec) -> Property<RedisWorld> {
+    match o {
+        OracleSpec::MeLock => oracles::me_lock(),
+        OracleSpec::MeResource => oracles::me_resource(),
+        OracleSpec::Liveness { bound_ms } => oracles::liveness(*bound_ms),
+        OracleSpec::PauseWhileHolding => oracles::pause_while_holding(),
+        OracleSpec::RenewalFailed => oracles::renewal_failure(),
+        OracleSpec::HolderCrashed => oracles::holder_crashed(),
+        OracleSpec::LockOverlap => oracles::lock_overlap(),
+    }
+}
+
+impl FaultsSpec {
+    fn envelope(&self, names: &Names) -> Result<FaultEnvelope, ScenarioError> {
+        let mut f = FaultEnvelope::none().losses(self.max_losses);
+        for (i, p) in self.pauses.iter().enumerate() {
+            let id = names.id(&p.process, &format!("faults.pauses[{i}].process"))?;
+            f = f.pause(id, &p.durations_ms, 0);
+        }
+        for (i, p) in self.partitions.iter().enumerate() {
+            let side = |s: &[String], which: &str| -> Result<Vec<ProcessId>, ScenarioError> {
+                let field = format!("faults.partitions[{i}].{which}");
+                s.iter().map(|n| names.id(n, &field)).collect()
+            };
+            let (a, b) = (side(&p.side_a, "side_a")?, side(&p.side_b, "side_b")?);
+            let fault = if p.one_way {
+                PartitionFault::one_way(&p.name, &a, &b, p.durations_ms.clone())
+            } else {
+                PartitionFault::two_way(&p.name, &a, &b, p.durations_ms.clone())
+            };
+            f = f.partition(fault, 0);
+        }
+        for (i, c) in self.crashes.iter().enumerate() {
+            let id = names.id(&c.process, &format!("faults.crashes[{i}].process"))?;
+            let kind = if c.power_loss {
+                CrashKind::PowerLoss
+            } else {
+                CrashKind::Process
+            };
+            f = f.crash(id, &[kind], &c.restart_after_ms, 0);
+        }
+        for (i, s) in self.clock_steps.iter().enumerate() {
+            let id = names.id(&s.process, &format!("faults.clock_steps[{i}].process"))?;
+            f = f.clock_step(id, &s.deltas_ms, 0);
+        }
+        f.max_pauses = self.max_pauses;
+        f.max_partitions = self.max_partitions;
+        f.max_crashes = self.max_crashes;
+        f.max_clock_steps = self.max_clock_steps;
+        Ok(f)
+    }
+}
+
+impl ExploreSpec {
+    /// Kernel options for an exhaustive check.
+    pub fn options(&self) -> lockcheck_sim::Options {
+        lockcheck_sim::Options {
+            max_depth: self.max_depth,
+            max_states: Some(self.max_states),
+            max_virtual_time_ms: self.max_virtual_time_ms,
+            ..lockcheck_sim::Options::default()
+        }
+    }
+}

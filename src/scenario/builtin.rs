@@ -1,0 +1,259 @@
+//! The built-in scenarios, by stable name: the seed incidents and the classic
+//! counterexamples, each with the verdict it is expected to get.
+
+use super::*;
+
+/// Every built-in scenario.
+pub fn all() -> Vec<Scenario> {
+    vec![
+        seed_000_single_node(),
+        kleppmann_pause_past_lease(),
+        fencing_prevents_damage(),
+        single_node_holder_crash(),
+        restart_without_persistence(),
+        delayed_restart(),
+    ]
+}
+
+/// The built-in scenario called `name`.
+pub fn by_name(name: &str) -> Option<Scenario> {
+    all().into_iter().find(|s| s.name == name)
+}
+
+fn node(name: &str) -> NodeSpec {
+    NodeSpec {
+        name: name.into(),
+        replica_of: None,
+        persistence: PersistenceDe::None,
+        clock: ClockSpecDe::default(),
+        min_replicas_to_write: 0,
+        repl_ack_every_ms: None,
+    }
+}
+
+fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
+    ProtocolSpec::SingleNode {
+        node: node.into(),
+        ttl_ms,
+        release: Release::OwnerChecked,
+        retry_ms: 2_000,
+        acquire_timeout_ms: None,
+        request_timeout_ms: 2_000,
+        fencing_counter: None,
+    }
+}
+
+fn client(name: &str, protocol: ProtocolSpec, work_ms: &[u64], start_after_ms: u64) -> ClientSpec {
+    ClientSpec {
+        name: name.into(),
+        protocol,
+        workload: WorkloadSpec {
+            locks: vec!["order_lock".into()],
+            rounds: 1,
+            start_after_ms,
+            work_ms: work_ms.to_vec(),
+            uses_account: false,
+            amount: 10,
+            checks_stop_event: false,
+        },
+        token_service_fencing: false,
+        clock: ClockSpecDe::default(),
+    }
+}
+
+fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
+    FaultsSpec {
+        pauses: vec![PauseSpec {
+            process: process.into(),
+            durations_ms: durations_ms.to_vec(),
+        }],
+        max_pauses: max,
+        ..FaultsSpec::default()
+    }
+}
+
+fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
+    for c in &mut clients {
+        c.workload.uses_account = true;
+    }
+    clients
+}
+
+/// Seed 000, part 1: one Redis node, `SET NX EX 30`, a GC pause longer than the TTL plus
+/// network jitter.
+pub fn seed_000_single_node() -> Scenario {
+    Scenario {
+        name: "seed-000-single-node".into(),
+        description: "single-node SET NX lock (TTL 30 s) under a 35 s GC pause and 1-20 ms network jitter: two holders".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![
+            client("service-a", single_node("redis", 30_000), &[5_000], 0),
+            client("service-b", single_node("redis", 30_000), &[5_000], 100),
+        ],
+        account: None,
+        token_service: false,
+        network: NetworkSpec {
+            delays_ms: vec![1, 20],
+            ..NetworkSpec::default()
+        },
+        faults: pause("service-a", &[35_000], 1),
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
+        expect: Expected::Violated {
+            oracle: "me-lock".into(),
+        },
+    }
+}
+
+/// Kleppmann's first counterexample: a client pauses past its lease while holding, another
+/// takes the lock, and the first one's write (read before the pause) loses the second's.
+pub fn kleppmann_pause_past_lease() -> Scenario {
+    Scenario {
+        name: "kleppmann-pause-past-lease".into(),
+        description: "a holder pauses past its 10 s lease; its stale read-modify-write loses the next holder's update".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: account_clients(vec![
+            client("client-1", single_node("redis", 10_000), &[1_000], 0),
+            client("client-2", single_node("redis", 10_000), &[1_000], 100),
+        ]),
+        account: Some(AccountSpec {
+            initial_balance: 100,
+            fencing: false,
+            unique_biz_id: false,
+            conditional_debit: false,
+        }),
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: pause("client-1", &[15_000], 1),
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding],
+        expect: Expected::Violated {
+            oracle: "me-resource".into(),
+        },
+    }
+}
+
+/// The same pause, with fencing tokens from a counter the lock script increments and an
+/// account that refuses old tokens: the lock is broken, the data is not.
+pub fn fencing_prevents_damage() -> Scenario {
+    let fenced = |name: &str, start| {
+        let protocol = ProtocolSpec::SingleNode {
+            node: "redis".into(),
+            ttl_ms: 10_000,
+            release: Release::OwnerChecked,
+            retry_ms: 2_000,
+            acquire_timeout_ms: None,
+            request_timeout_ms: 2_000,
+            fencing_counter: Some("order_lock:token".into()),
+        };
+        let mut c = client(name, protocol, &[1_000], start);
+        c.workload.uses_account = true;
+        c
+    };
+    Scenario {
+        name: "fencing-prevents-damage".into(),
+        description: "the pause past the lease again, with fencing tokens checked by the account: two holders, no damage".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![fenced("client-1", 0), fenced("client-2", 100)],
+        account: Some(AccountSpec {
+            initial_balance: 100,
+            fencing: true,
+            unique_biz_id: false,
+            conditional_debit: false,
+        }),
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: pause("client-1", &[15_000], 1),
+        explore: ExploreSpec::default(),
+        oracles: vec![
+            OracleSpec::MeResource,
+            OracleSpec::LockOverlap,
+            OracleSpec::PauseWhileHolding,
+        ],
+        expect: Expected::Safe,
+    }
+}
+
+/// A holder crashes: its lock must become acquirable within the TTL (plus a retry).
+pub fn single_node_holder_crash() -> Scenario {
+    Scenario {
+        name: "single-node-holder-crash".into(),
+        description: "a holder crashes for good: the lock expires and becomes acquirable within TTL + one retry".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![
+            client("client-1", single_node("redis", 10_000), &[5_000], 0),
+            client("client-2", single_node("redis", 10_000), &[5_000], 100),
+        ],
+        account: None,
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: FaultsSpec {
+            crashes: vec![CrashSpec {
+                process: "client-1".into(),
+                power_loss: false,
+                restart_after_ms: vec![None],
+            }],
+            max_crashes: 1,
+            ..FaultsSpec::default()
+        },
+        explore: ExploreSpec::default(),
+        oracles: vec![
+            OracleSpec::MeLock,
+            OracleSpec::Liveness { bound_ms: 10_600 },
+            OracleSpec::HolderCrashed,
+        ],
+        expect: Expected::Safe,
+    }
+}
+
+fn crashing_node(restart_after_ms: u64) -> FaultsSpec {
+    FaultsSpec {
+        crashes: vec![CrashSpec {
+            process: "redis".into(),
+            power_loss: false,
+            restart_after_ms: vec![Some(restart_after_ms)],
+        }],
+        max_crashes: 1,
+        ..FaultsSpec::default()
+    }
+}
+
+/// The Redis node restarts empty (no persistence) while a holder works: two holders.
+pub fn restart_without_persistence() -> Scenario {
+    Scenario {
+        name: "restart-without-persistence".into(),
+        description: "the lock's only node crashes and restarts at once without persistence: the lock is forgotten, two holders".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![
+            client("client-1", single_node("redis", 10_000), &[5_000], 0),
+            client("client-2", single_node("redis", 10_000), &[5_000], 100),
+        ],
+        account: None,
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: crashing_node(1_000),
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: Expected::Violated {
+            oracle: "me-lock".into(),
+        },
+    }
+}
+
+/// The same crash, but the node stays down longer than the TTL (Redis's advice): safe.
+pub fn delayed_restart() -> Scenario {
+    Scenario {
+        name: "delayed-restart".into(),
+        description:
+            "the same crash with the restart delayed beyond the TTL (15 s > 10 s): no two holders"
+                .into(),
+        faults: crashing_node(15_000),
+        expect: Expected::Safe,
+        ..restart_without_persistence()
+    }
+}

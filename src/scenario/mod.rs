@@ -1,0 +1,338 @@
+//! Scenarios as data: a topology, lock clients with their protocol and workload, a fault
+//! envelope, exploration settings, the oracles to check and the expected verdict.
+//!
+//! A scenario names its processes; [`Scenario::build`] resolves the names and returns the
+//! world (or a clear error naming the field). Built-in scenarios live in [`builtin`]; the same
+//! type is what scenario files deserialize into.
+
+pub mod build;
+pub mod builtin;
+
+use lockcheck_model::lock::single::Release;
+use lockcheck_model::lock::ClockKind;
+use lockcheck_model::node::Persistence;
+use serde::{Deserialize, Serialize};
+
+/// A complete what-if question about a lock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub sentinel: Option<SentinelSpec>,
+    pub clients: Vec<ClientSpec>,
+    #[serde(default)]
+    pub account: Option<AccountSpec>,
+    /// A linearizable token service named `tokens`.
+    #[serde(default)]
+    pub token_service: bool,
+    #[serde(default)]
+    pub network: NetworkSpec,
+    #[serde(default)]
+    pub faults: FaultsSpec,
+    #[serde(default)]
+    pub explore: ExploreSpec,
+    pub oracles: Vec<OracleSpec>,
+    pub expect: Expected,
+}
+
+/// A process's clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSpecDe {
+    #[serde(default)]
+    pub offset_ms: i64,
+    #[serde(default)]
+    pub drift_ppm: i64,
+}
+
+/// A Redis node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default)]
+    pub replica_of: Option<String>,
+    #[serde(default = "no_persistence")]
+    pub persistence: PersistenceDe,
+    #[serde(default)]
+    pub clock: ClockSpecDe,
+    #[serde(default)]
+    pub min_replicas_to_write: u32,
+    #[serde(default)]
+    pub repl_ack_every_ms: Option<u64>,
+}
+
+/// Persistence, as written in scenarios.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PersistenceDe {
+    None,
+    AofEverysec,
+    AofAlways,
+}
+
+impl From<PersistenceDe> for Persistence {
+    fn from(p: PersistenceDe) -> Self {
+        match p {
+            PersistenceDe::None => Persistence::None,
+            PersistenceDe::AofEverysec => Persistence::AofEverySec,
+            PersistenceDe::AofAlways => Persistence::AofAlways,
+        }
+    }
+}
+
+fn no_persistence() -> PersistenceDe {
+    PersistenceDe::None
+}
+
+/// Sentinel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SentinelSpec {
+    pub master: String,
+    pub ping_every_ms: u64,
+    pub down_after_ms: u64,
+}
+
+/// A lock client.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    pub name: String,
+    pub protocol: ProtocolSpec,
+    pub workload: WorkloadSpec,
+    /// `true`: fencing tokens from the token service (else the protocol's own, if any).
+    #[serde(default)]
+    pub token_service_fencing: bool,
+    #[serde(default)]
+    pub clock: ClockSpecDe,
+}
+
+/// A lock protocol and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ProtocolSpec {
+    SingleNode {
+        node: String,
+        ttl_ms: u64,
+        #[serde(default = "owner_checked")]
+        release: Release,
+        #[serde(default = "default_retry_ms")]
+        retry_ms: u64,
+        #[serde(default)]
+        acquire_timeout_ms: Option<u64>,
+        #[serde(default = "default_request_timeout_ms")]
+        request_timeout_ms: u64,
+        /// Fenced acquire: `INCR` this counter key on the node for the token.
+        #[serde(default)]
+        fencing_counter: Option<String>,
+    },
+}
+
+fn owner_checked() -> Release {
+    Release::OwnerChecked
+}
+fn default_retry_ms() -> u64 {
+    100
+}
+fn default_request_timeout_ms() -> u64 {
+    1_000
+}
+
+/// What a client does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    pub locks: Vec<String>,
+    #[serde(default = "one")]
+    pub rounds: u32,
+    #[serde(default)]
+    pub start_after_ms: u64,
+    pub work_ms: Vec<u64>,
+    /// Read and debit the account each round.
+    #[serde(default)]
+    pub uses_account: bool,
+    #[serde(default = "default_amount")]
+    pub amount: i64,
+    #[serde(default)]
+    pub checks_stop_event: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+fn default_amount() -> i64 {
+    10
+}
+
+/// The protected account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountSpec {
+    #[serde(default = "default_balance")]
+    pub initial_balance: i64,
+    #[serde(default)]
+    pub fencing: bool,
+    #[serde(default)]
+    pub unique_biz_id: bool,
+    #[serde(default)]
+    pub conditional_debit: bool,
+}
+
+fn default_balance() -> i64 {
+    100
+}
+
+/// Every link's behaviour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    pub delays_ms: Vec<u64>,
+    #[serde(default)]
+    pub reordering: bool,
+    #[serde(default)]
+    pub lossy: bool,
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            delays_ms: vec![1],
+            reordering: false,
+            lossy: false,
+        }
+    }
+}
+
+/// The fault envelope, with processes by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultsSpec {
+    #[serde(default)]
+    pub pauses: Vec<PauseSpec>,
+    #[serde(default)]
+    pub max_pauses: u32,
+    #[serde(default)]
+    pub partitions: Vec<PartitionSpec>,
+    #[serde(default)]
+    pub max_partitions: u32,
+    #[serde(default)]
+    pub crashes: Vec<CrashSpec>,
+    #[serde(default)]
+    pub max_crashes: u32,
+    #[serde(default)]
+    pub clock_steps: Vec<ClockStepSpec>,
+    #[serde(default)]
+    pub max_clock_steps: u32,
+    #[serde(default)]
+    pub max_losses: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseSpec {
+    pub process: String,
+    pub durations_ms: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionSpec {
+    pub name: String,
+    pub side_a: Vec<String>,
+    pub side_b: Vec<String>,
+    /// Cut only the links from side A to side B.
+    #[serde(default)]
+    pub one_way: bool,
+    /// How long it lasts; `null` (none): it never heals.
+    pub durations_ms: Vec<Option<u64>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashSpec {
+    pub process: String,
+    /// `false`: a process crash; `true`: a power loss.
+    #[serde(default)]
+    pub power_loss: bool,
+    /// Restart after this long; `null`: stays down.
+    pub restart_after_ms: Vec<Option<u64>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockStepSpec {
+    pub process: String,
+    pub deltas_ms: Vec<i64>,
+}
+
+/// How to explore.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExploreSpec {
+    #[serde(default)]
+    pub max_depth: Option<u32>,
+    #[serde(default = "default_max_states")]
+    pub max_states: u64,
+    #[serde(default)]
+    pub max_virtual_time_ms: Option<u64>,
+    /// Random walks for random mode.
+    #[serde(default = "default_seeds")]
+    pub random_seeds: u64,
+}
+
+impl Default for ExploreSpec {
+    fn default() -> Self {
+        ExploreSpec {
+            max_depth: None,
+            max_states: default_max_states(),
+            max_virtual_time_ms: None,
+            random_seeds: default_seeds(),
+        }
+    }
+}
+
+fn default_max_states() -> u64 {
+    2_000_000
+}
+fn default_seeds() -> u64 {
+    2_000
+}
+
+/// An oracle to check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum OracleSpec {
+    MeLock,
+    MeResource,
+    Liveness {
+        bound_ms: u64,
+    },
+    PauseWhileHolding,
+    RenewalFailed,
+    HolderCrashed,
+    /// Witness: two clients did believe they held the same lock at once.
+    LockOverlap,
+}
+
+/// The verdict a scenario is expected to get.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Expected {
+    /// A violation of this oracle is found.
+    Violated { oracle: String },
+    /// No violation up to the exploration bounds.
+    Safe,
+}
+
+impl ClockSpecDe {
+    pub fn spec(self) -> lockcheck_sim::world::ClockSpec {
+        lockcheck_sim::world::ClockSpec::new(self.offset_ms, self.drift_ppm)
+    }
+}
+
+/// Which clock a protocol measures elapsed time with, as written in scenarios.
+pub type ClockKindDe = ClockKind;
