@@ -62,7 +62,8 @@ pub fn check_with(
                 max_states: None,
                 ..options
             };
-            explore(&world, &mut Walk::random(seeds), options)
+            let walk = Walk::random(seeds).with_max_steps(scenario.explore.random_max_steps);
+            explore(&world, &mut { walk }, options)
         }
     }
     .expect("only replay can diverge");

@@ -64,8 +64,9 @@ pub enum Msg {
 /// An operation on the protected resource (an account).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceOp {
-    /// Read the balance, its version, and whether business operation `biz_id` is done.
-    Read { biz_id: u32 },
+    /// Read the balance, its version, and whether business operation `biz_id` is done; a
+    /// fencing token, if the client has one, raises the highest token the account has seen.
+    Read { biz_id: u32, token: Option<u64> },
     /// Debit `amount` for business operation `biz_id`, computed from what was read.
     Debit {
         biz_id: u32,

@@ -3,7 +3,9 @@
 //!
 //! A client reads `(balance, version, done)` for business operation `biz_id`, works, then
 //! asks to debit `amount`, computed from what it read. The account decides:
-//! - with **fencing**, a token lower than the highest seen is refused;
+//! - with **fencing**, every access raises the highest token seen and a debit whose token is
+//!   lower than it is refused (a read counts: a newer holder that has read makes an older
+//!   holder's write stale);
 //! - with seed 003's **unique business id**, a second debit for the same `biz_id` is refused;
 //! - with seed 003's **conditional debit**, the debit is `balance -= amount` on the current
 //!   balance, only `if balance >= amount`, so a stale read cannot lose an update;
@@ -109,11 +111,16 @@ impl Actor for Account {
             panic!("the account handles only resource operations, not {msg:?}")
         };
         let reply = match op {
-            ResourceOp::Read { biz_id } => ResourceReply::Value {
-                balance: s.balance,
-                version: s.version,
-                done: s.done.binary_search(&biz_id).is_ok(),
-            },
+            ResourceOp::Read { biz_id, token } => {
+                if self.fencing {
+                    s.max_token = s.max_token.max(token);
+                }
+                ResourceReply::Value {
+                    balance: s.balance,
+                    version: s.version,
+                    done: s.done.binary_search(&biz_id).is_ok(),
+                }
+            }
             ResourceOp::Debit {
                 biz_id,
                 amount,

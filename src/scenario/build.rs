@@ -229,6 +229,7 @@ impl Scenario {
                 acquire_timeout_ms,
                 request_timeout_ms,
                 fencing_counter,
+                via_sentinel,
             } => Protocol::SingleNode(SingleNode {
                 node: redis_node(node, "node")?,
                 ttl_ms: positive(*ttl_ms, &format!("{field}.ttl_ms"))?,
@@ -240,6 +241,18 @@ impl Scenario {
                     &format!("{field}.request_timeout_ms"),
                 )?,
                 fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
+                sentinel: match (via_sentinel, &self.sentinel) {
+                    (false, _) => None,
+                    (true, Some(_)) => {
+                        Some(names.id("sentinel", &format!("{field}.via_sentinel"))?)
+                    }
+                    (true, None) => {
+                        return Err(error(
+                            format!("{field}.via_sentinel"),
+                            "the scenario has no sentinel",
+                        ))
+                    }
+                },
             }),
         })
     }

@@ -12,6 +12,9 @@ pub fn all() -> Vec<Scenario> {
         single_node_holder_crash(),
         restart_without_persistence(),
         delayed_restart(),
+        failover_loses_lock(),
+        failover_rolls_back_fencing_counter(),
+        failover_fencing_from_token_service(),
     ]
 }
 
@@ -40,6 +43,7 @@ fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
         acquire_timeout_ms: None,
         request_timeout_ms: 2_000,
         fencing_counter: None,
+        via_sentinel: false,
     }
 }
 
@@ -147,6 +151,7 @@ pub fn fencing_prevents_damage() -> Scenario {
             acquire_timeout_ms: None,
             request_timeout_ms: 2_000,
             fencing_counter: Some("order_lock:token".into()),
+            via_sentinel: false,
         };
         let mut c = client(name, protocol, &[1_000], start);
         c.workload.uses_account = true;
@@ -256,4 +261,117 @@ pub fn delayed_restart() -> Scenario {
         expect: Expected::Safe,
         ..restart_without_persistence()
     }
+}
+
+/// A master and a replica under Sentinel; the master is cut off from everyone but the first
+/// holder, right after granting the lock and before replicating it.
+fn failover_world(name: &str, description: &str) -> Scenario {
+    let mut replica = node("redis-2");
+    replica.replica_of = Some("redis-1".into());
+    let via_sentinel = |name: &str, start| {
+        let protocol = ProtocolSpec::SingleNode {
+            node: "redis-1".into(),
+            ttl_ms: 30_000,
+            release: Release::OwnerChecked,
+            retry_ms: 2_000,
+            acquire_timeout_ms: None,
+            request_timeout_ms: 1_000,
+            fencing_counter: None,
+            via_sentinel: true,
+        };
+        client(name, protocol, &[20_000], start)
+    };
+    Scenario {
+        name: name.into(),
+        description: description.into(),
+        nodes: vec![node("redis-1"), replica],
+        sentinel: Some(SentinelSpec {
+            master: "redis-1".into(),
+            ping_every_ms: 1_000,
+            down_after_ms: 5_000,
+        }),
+        clients: vec![via_sentinel("client-1", 0), via_sentinel("client-2", 100)],
+        account: None,
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: FaultsSpec {
+            partitions: vec![PartitionSpec {
+                name: "old-master".into(),
+                side_a: vec!["redis-1".into(), "client-1".into()],
+                side_b: vec!["redis-2".into(), "sentinel".into(), "client-2".into()],
+                one_way: false,
+                durations_ms: vec![None],
+            }],
+            max_partitions: 1,
+            ..FaultsSpec::default()
+        },
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: Expected::Violated {
+            oracle: "me-lock".into(),
+        },
+    }
+}
+
+/// Failover loses a lock that was never replicated: Sentinel promotes the replica and a
+/// second client acquires there while the first still works.
+pub fn failover_loses_lock() -> Scenario {
+    failover_world(
+        "failover-loses-lock",
+        "the master grants the lock, is cut off before replicating it, and Sentinel promotes the replica: two holders",
+    )
+}
+
+/// Fencing tokens from `INCR` on the master: the counter's increment is lost in the failover
+/// too, the new holder gets the same token again, and the account accepts both writes.
+#[allow(irrefutable_let_patterns)] // until the scenario type has more protocols
+pub fn failover_rolls_back_fencing_counter() -> Scenario {
+    let mut s = failover_world(
+        "failover-rolls-back-fencing-counter",
+        "fencing tokens from a counter on the master: the failover rolls the counter back, the account takes a stale write",
+    );
+    for c in &mut s.clients {
+        if let ProtocolSpec::SingleNode {
+            fencing_counter, ..
+        } = &mut c.protocol
+        {
+            *fencing_counter = Some("order_lock:token".into());
+        }
+        c.workload.uses_account = true;
+        c.workload.work_ms = vec![10_000];
+    }
+    s.account = Some(AccountSpec {
+        initial_balance: 100,
+        fencing: true,
+        unique_biz_id: false,
+        conditional_debit: false,
+    });
+    s.oracles = vec![OracleSpec::MeResource, OracleSpec::LockOverlap];
+    s.expect = Expected::Violated {
+        oracle: "me-resource".into(),
+    };
+    s
+}
+
+/// The same failover with tokens from a linearizable counter outside Redis: the stale
+/// holder's write is refused.
+#[allow(irrefutable_let_patterns)] // until the scenario type has more protocols
+pub fn failover_fencing_from_token_service() -> Scenario {
+    let mut s = failover_rolls_back_fencing_counter();
+    s.name = "failover-fencing-from-token-service".into();
+    s.description =
+        "the same failover, fencing tokens from a linearizable service outside Redis: no damage"
+            .into();
+    s.token_service = true;
+    for c in &mut s.clients {
+        if let ProtocolSpec::SingleNode {
+            fencing_counter, ..
+        } = &mut c.protocol
+        {
+            *fencing_counter = None;
+        }
+        c.token_service_fencing = true;
+    }
+    s.expect = Expected::Safe;
+    s
 }

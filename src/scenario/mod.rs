@@ -129,6 +129,10 @@ pub enum ProtocolSpec {
         /// Fenced acquire: `INCR` this counter key on the node for the token.
         #[serde(default)]
         fencing_counter: Option<String>,
+        /// Ask Sentinel for the master before each attempt (`node` is then only the first
+        /// guess for a release that found no holder).
+        #[serde(default)]
+        via_sentinel: bool,
     },
 }
 
@@ -282,6 +286,9 @@ pub struct ExploreSpec {
     /// Random walks for random mode.
     #[serde(default = "default_seeds")]
     pub random_seeds: u64,
+    /// Steps one random walk takes at most (worlds with periodic timers never go quiet).
+    #[serde(default = "default_walk_steps")]
+    pub random_max_steps: u32,
 }
 
 impl Default for ExploreSpec {
@@ -291,6 +298,7 @@ impl Default for ExploreSpec {
             max_states: default_max_states(),
             max_virtual_time_ms: None,
             random_seeds: default_seeds(),
+            random_max_steps: default_walk_steps(),
         }
     }
 }
@@ -300,6 +308,9 @@ fn default_max_states() -> u64 {
 }
 fn default_seeds() -> u64 {
     2_000
+}
+fn default_walk_steps() -> u32 {
+    1_000
 }
 
 /// An oracle to check.

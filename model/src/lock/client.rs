@@ -151,8 +151,11 @@ impl LockClient {
         match self.workload.resource {
             Some(resource) => {
                 state.phase = Phase::Reading;
-                let biz_id = state.round;
-                ctx.send(resource, Msg::Resource(ResourceOp::Read { biz_id }));
+                let op = ResourceOp::Read {
+                    biz_id: state.round,
+                    token: self.token(state),
+                };
+                ctx.send(resource, Msg::Resource(op));
             }
             None => self.work(state, ctx),
         }

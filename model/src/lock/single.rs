@@ -3,10 +3,12 @@
 //! compare-and-delete script, or, in the buggy variant, with a plain `DEL` (a late unlock
 //! deletes whoever holds the lock now). With a fencing counter the acquire is the fenced
 //! script, which also `INCR`s a token counter on the same node (a failover can roll it
-//! back). The client believes it holds the lock until it releases: there is no validity.
+//! back). With a Sentinel, each attempt first asks it which node is the master, and the
+//! release goes to the node that granted the lock. The client believes it holds the lock
+//! until it releases: there is no validity.
 
 use super::engine::{Engine, LockEvent, LockIo};
-use crate::msg::LockTimer;
+use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::ProcessId;
 
@@ -34,21 +36,30 @@ pub struct SingleNode {
     pub request_timeout_ms: u64,
     /// Acquire with the fenced script, incrementing this counter key for the token.
     pub fencing_counter: Option<Vec<u8>>,
+    /// Ask this Sentinel for the master before each attempt (else use `node`).
+    pub sentinel: Option<ProcessId>,
 }
 
 /// Where a single-node engine is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SingleState {
     Idle,
-    /// Waiting for the answer to acquire attempt `tag`.
+    /// Asked Sentinel for the master, for acquire attempt `tag`.
+    Discovering {
+        tag: u16,
+    },
+    /// Waiting for `node`'s answer to acquire attempt `tag`.
     Acquiring {
         tag: u16,
+        node: ProcessId,
     },
     /// Refused or timed out; the retry timer runs.
     Waiting {
         tag: u16,
     },
-    Holding,
+    Holding {
+        node: ProcessId,
+    },
     Releasing,
 }
 
@@ -58,7 +69,20 @@ const ACQUIRE_TAGS: [u16; 2] = [1, 2];
 const RELEASE_TAG: u16 = 3;
 
 impl SingleNode {
-    fn send_acquire(&self, tag: u16, io: &mut LockIo) {
+    /// Starts attempt `tag`: through Sentinel if there is one, else straight to the node.
+    fn attempt(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
+        match self.sentinel {
+            Some(sentinel) => {
+                *state = SingleState::Discovering { tag };
+                io.send(sentinel, Msg::AskMaster);
+                io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
+            }
+            None => self.send_acquire(state, self.node, tag, io),
+        }
+    }
+
+    fn send_acquire(&self, state: &mut SingleState, node: ProcessId, tag: u16, io: &mut LockIo) {
+        *state = SingleState::Acquiring { tag, node };
         let command = match &self.fencing_counter {
             Some(counter) => Command::Script(LockScript::FencedAcquire {
                 key: io.key.to_vec(),
@@ -74,13 +98,22 @@ impl SingleNode {
                 expiry: SetExpiry::Px(self.ttl_ms as i64),
             }),
         };
-        io.request(self.node, tag, command);
+        io.request(node, tag, command);
         io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
     }
 
     fn retry_later(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
         *state = SingleState::Waiting { tag };
         io.set_timer(LockTimer::Retry, self.retry_ms);
+    }
+
+    /// What an acquire reply means: the token if it granted the lock, `None` if refused.
+    fn granted(&self, reply: &Reply) -> Option<Option<u64>> {
+        match (&self.fencing_counter, reply) {
+            (None, Reply::Status(ok)) if ok == "OK" => Some(None),
+            (Some(_), Reply::Integer(n)) => Some(Some(*n as u64)),
+            _ => None,
+        }
     }
 }
 
@@ -92,16 +125,17 @@ impl Engine for SingleNode {
     }
 
     fn acquire(&self, state: &mut SingleState, io: &mut LockIo) {
-        *state = SingleState::Acquiring {
-            tag: ACQUIRE_TAGS[0],
-        };
         if let Some(timeout) = self.acquire_timeout_ms {
             io.set_timer(LockTimer::AcquireDeadline, timeout);
         }
-        self.send_acquire(ACQUIRE_TAGS[0], io);
+        self.attempt(state, ACQUIRE_TAGS[0], io);
     }
 
     fn release(&self, state: &mut SingleState, io: &mut LockIo) {
+        let node = match *state {
+            SingleState::Holding { node } => node,
+            _ => self.node,
+        };
         *state = SingleState::Releasing;
         let command = match self.release {
             Release::OwnerChecked => Command::Script(LockScript::CompareAndDelete {
@@ -112,7 +146,7 @@ impl Engine for SingleNode {
                 keys: vec![io.key.to_vec()],
             },
         };
-        io.request(self.node, RELEASE_TAG, command);
+        io.request(node, RELEASE_TAG, command);
         io.set_timer(
             LockTimer::RequestTimeout(RELEASE_TAG),
             self.request_timeout_ms,
@@ -128,17 +162,13 @@ impl Engine for SingleNode {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         match *state {
-            SingleState::Acquiring { tag: current } if tag == current => {
+            SingleState::Acquiring { tag: current, node } if tag == current => {
                 io.cancel_timer(LockTimer::RequestTimeout(tag));
-                let token = match (&self.fencing_counter, &reply) {
-                    (None, Reply::Status(ok)) if ok == "OK" => None,
-                    (Some(_), Reply::Integer(n)) => Some(*n as u64),
-                    _ => {
-                        self.retry_later(state, tag, io);
-                        return None;
-                    }
+                let Some(token) = self.granted(&reply) else {
+                    self.retry_later(state, tag, io);
+                    return None;
                 };
-                *state = SingleState::Holding;
+                *state = SingleState::Holding { node };
                 io.cancel_timer(LockTimer::AcquireDeadline);
                 Some(LockEvent::Acquired {
                     valid_until: None,
@@ -161,9 +191,11 @@ impl Engine for SingleNode {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         match (timer, state.clone()) {
-            (LockTimer::RequestTimeout(tag), SingleState::Acquiring { tag: current })
-                if tag == current =>
-            {
+            (
+                LockTimer::RequestTimeout(tag),
+                SingleState::Acquiring { tag: current, .. }
+                | SingleState::Discovering { tag: current },
+            ) if tag == current => {
                 self.retry_later(state, tag, io);
                 None
             }
@@ -177,13 +209,14 @@ impl Engine for SingleNode {
                 } else {
                     ACQUIRE_TAGS[0]
                 };
-                *state = SingleState::Acquiring { tag: next };
-                self.send_acquire(next, io);
+                self.attempt(state, next, io);
                 None
             }
             (
                 LockTimer::AcquireDeadline,
-                SingleState::Acquiring { .. } | SingleState::Waiting { .. },
+                SingleState::Acquiring { .. }
+                | SingleState::Waiting { .. }
+                | SingleState::Discovering { .. },
             ) => {
                 io.cancel_timer(LockTimer::Retry);
                 *state = SingleState::Idle;
@@ -191,5 +224,20 @@ impl Engine for SingleNode {
             }
             _ => None,
         }
+    }
+
+    fn on_other(
+        &self,
+        state: &mut SingleState,
+        _from: ProcessId,
+        msg: Msg,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        if let (Msg::MasterIs { master, .. }, SingleState::Discovering { tag }) = (msg, &*state) {
+            let tag = *tag;
+            io.cancel_timer(LockTimer::RequestTimeout(tag));
+            self.send_acquire(state, master, tag, io);
+        }
+        None
     }
 }
