@@ -10,6 +10,7 @@
 //! - [`resource`], the protected account and a linearizable token service;
 //! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world.
 
+pub mod describe;
 pub mod lock;
 pub mod msg;
 pub mod node;

@@ -127,6 +127,14 @@ impl Actor for Process {
         }
     }
 
+    fn describe_msg(&self, msg: &Msg) -> String {
+        crate::describe::msg(msg)
+    }
+
+    fn describe_timer(&self, timer: &Timer) -> String {
+        crate::describe::timer(timer)
+    }
+
     fn hash_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
         dispatch!(self, state, |a, s| a.hash_state(s, now, h))
     }

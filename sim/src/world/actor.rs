@@ -162,4 +162,9 @@ pub trait Actor: Debug {
     fn describe_msg(&self, msg: &Self::Msg) -> String {
         format!("{msg:?}")
     }
+
+    /// A short description of a timer for labels (defaults to `Debug`).
+    fn describe_timer(&self, timer: &Self::Timer) -> String {
+        format!("{timer:?}")
+    }
 }

@@ -22,9 +22,11 @@ impl<A: Actor> World<A> {
                 name(*to),
                 self.processes[*to].actor.describe_msg(msg)
             ),
-            WorldAction::Fire { process, timer } => {
-                format!("timer {}: {:?}", name(*process), timer)
-            }
+            WorldAction::Fire { process, timer } => format!(
+                "timer {}: {}",
+                name(*process),
+                self.processes[*process].actor.describe_timer(timer)
+            ),
             WorldAction::Advance => match self.next_due_ms(state) {
                 Some(t) => format!("advance to {t} ms"),
                 None => "advance (nothing due)".to_string(),
@@ -43,9 +45,9 @@ impl<A: Actor> World<A> {
             }
             WorldAction::TimerDuration { after_ms } => match state.undecided_timers.first() {
                 Some(t) => format!(
-                    "timer {}: {:?} after {after_ms} ms",
+                    "timer {}: {} after {after_ms} ms",
                     name(t.process),
-                    t.timer
+                    self.processes[t.process].actor.describe_timer(&t.timer)
                 ),
                 None => format!("timer after {after_ms} ms"),
             },
