@@ -6,6 +6,7 @@
 
 use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, OracleSpec, ProtocolSpec, Scenario};
 use crate::oracles::{self, RedisWorld};
+use lockcheck_model::lock::redisson::Redisson;
 use lockcheck_model::lock::single::SingleNode;
 use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
 use lockcheck_model::node::RedisNode;
@@ -220,7 +221,34 @@ impl Scenario {
             }
             Ok(id)
         };
+        let positive_at = |v: u64, f: &str| positive(v, &format!("{field}.{f}"));
         Ok(match p {
+            ProtocolSpec::Redisson {
+                node,
+                lease_ms,
+                watchdog_timeout_ms,
+                wait_ms,
+                generation,
+                request_timeout_ms,
+            } => {
+                let mut r = Redisson::lock(redis_node(node, "node")?)
+                    .with_watchdog_timeout_ms(positive_at(
+                        *watchdog_timeout_ms,
+                        "watchdog_timeout_ms",
+                    )?)
+                    .with_generation(*generation)
+                    .with_request_timeout_ms(positive_at(
+                        *request_timeout_ms,
+                        "request_timeout_ms",
+                    )?);
+                if let Some(lease) = lease_ms {
+                    r = r.with_lease_ms(positive_at(*lease, "lease_ms")?);
+                }
+                if let Some(wait) = wait_ms {
+                    r = r.with_wait_ms(*wait);
+                }
+                Protocol::Redisson(r)
+            }
             ProtocolSpec::SingleNode {
                 node,
                 ttl_ms,

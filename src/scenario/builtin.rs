@@ -15,6 +15,9 @@ pub fn all() -> Vec<Scenario> {
         failover_loses_lock(),
         failover_rolls_back_fencing_counter(),
         failover_fencing_from_token_service(),
+        seed_003_incident(),
+        seed_003_defended(),
+        seed_003_without_stall(),
     ]
 }
 
@@ -324,7 +327,6 @@ pub fn failover_loses_lock() -> Scenario {
 
 /// Fencing tokens from `INCR` on the master: the counter's increment is lost in the failover
 /// too, the new holder gets the same token again, and the account accepts both writes.
-#[allow(irrefutable_let_patterns)] // until the scenario type has more protocols
 pub fn failover_rolls_back_fencing_counter() -> Scenario {
     let mut s = failover_world(
         "failover-rolls-back-fencing-counter",
@@ -355,7 +357,6 @@ pub fn failover_rolls_back_fencing_counter() -> Scenario {
 
 /// The same failover with tokens from a linearizable counter outside Redis: the stale
 /// holder's write is refused.
-#[allow(irrefutable_let_patterns)] // until the scenario type has more protocols
 pub fn failover_fencing_from_token_service() -> Scenario {
     let mut s = failover_rolls_back_fencing_counter();
     s.name = "failover-fencing-from-token-service".into();
@@ -372,6 +373,99 @@ pub fn failover_fencing_from_token_service() -> Scenario {
         }
         c.token_service_fencing = true;
     }
+    s.expect = Expected::Safe;
+    s
+}
+
+fn redisson_3_17(node: &str) -> ProtocolSpec {
+    ProtocolSpec::Redisson {
+        node: node.into(),
+        lease_ms: None,
+        watchdog_timeout_ms: 30_000,
+        wait_ms: None,
+        generation: lockcheck_model::lock::redisson::Generation::UpTo3_43,
+        request_timeout_ms: 3_000,
+    }
+}
+
+/// Seed 003: Redisson 3.17.7's `lock()` with its watchdog (lease 30 s, renewed every 10 s on
+/// the JVM's timer thread). A Full GC of 2.9 s alone cannot fail a renewal (the answer comes
+/// back in 2 ms and is read before the 3 s command timeout); but a 200 ms Redis stall holds
+/// the answer back, the GC begins as it arrives, and on resume the timeout fires first:
+/// 3.17 stops renewing for good, the lease runs out while the debit job is still working,
+/// and the other instance debits the same business operation again.
+pub fn seed_003_incident() -> Scenario {
+    let instance = |name: &str, start| {
+        let mut c = client(name, redisson_3_17("redis"), &[42_000], start);
+        c.workload.locks = vec!["account:lock:10086".into()];
+        c.workload.uses_account = true;
+        c
+    };
+    Scenario {
+        name: "seed-003-incident".into(),
+        description: "Redisson 3.17 watchdog: a 200 ms Redis stall and a 2.9 s Full GC turn one renewal into a timeout, renewal stops for good, the same debit is applied twice".into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![instance("instance-a", 0), instance("instance-b", 100)],
+        account: Some(AccountSpec {
+            initial_balance: 100,
+            fencing: false,
+            unique_biz_id: false,
+            conditional_debit: false,
+        }),
+        token_service: false,
+        network: NetworkSpec::default(),
+        faults: FaultsSpec {
+            pauses: vec![
+                PauseSpec {
+                    process: "redis".into(),
+                    durations_ms: vec![200],
+                },
+                PauseSpec {
+                    process: "instance-a".into(),
+                    durations_ms: vec![2_900],
+                },
+            ],
+            max_pauses: 2,
+            ..FaultsSpec::default()
+        },
+        explore: ExploreSpec::default(),
+        oracles: vec![
+            OracleSpec::MeResource,
+            OracleSpec::RenewalFailed,
+            OracleSpec::PauseWhileHolding,
+        ],
+        expect: Expected::Violated {
+            oracle: "me-resource".into(),
+        },
+    }
+}
+
+/// Seed 003's defence: a unique index on the business id and a conditional debit
+/// (`balance >= amount`). The lock still breaks; the money does not move twice.
+pub fn seed_003_defended() -> Scenario {
+    let mut s = seed_003_incident();
+    s.name = "seed-003-defended".into();
+    s.description = "the same incident with a unique business id and a conditional debit: the lock breaks, no duplicate debit".into();
+    s.account = Some(AccountSpec {
+        initial_balance: 100,
+        fencing: false,
+        unique_biz_id: true,
+        conditional_debit: true,
+    });
+    s.oracles.push(OracleSpec::LockOverlap);
+    s.expect = Expected::Safe;
+    s
+}
+
+/// The seed-003 incident without the Redis stall: the Full GC alone never fails a renewal.
+pub fn seed_003_without_stall() -> Scenario {
+    let mut s = seed_003_incident();
+    s.name = "seed-003-gc-without-stall".into();
+    s.description = "the seed-003 GC pause without the Redis stall: every renewal is answered in time, no duplicate debit".into();
+    s.faults.pauses.retain(|p| p.process != "redis");
+    s.faults.max_pauses = 1;
+    s.oracles = vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding];
     s.expect = Expected::Safe;
     s
 }

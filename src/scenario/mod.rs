@@ -8,6 +8,7 @@
 pub mod build;
 pub mod builtin;
 
+use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::Release;
 use lockcheck_model::lock::ClockKind;
 use lockcheck_model::node::Persistence;
@@ -134,6 +135,33 @@ pub enum ProtocolSpec {
         #[serde(default)]
         via_sentinel: bool,
     },
+    /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
+    /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
+    /// `from3_44` retries).
+    Redisson {
+        node: String,
+        /// An explicit lease (no watchdog); `null`: `lock()` with the watchdog.
+        #[serde(default)]
+        lease_ms: Option<u64>,
+        #[serde(default = "default_watchdog_ms")]
+        watchdog_timeout_ms: u64,
+        #[serde(default)]
+        wait_ms: Option<u64>,
+        #[serde(default = "default_generation")]
+        generation: Generation,
+        #[serde(default = "default_redisson_timeout_ms")]
+        request_timeout_ms: u64,
+    },
+}
+
+fn default_watchdog_ms() -> u64 {
+    30_000
+}
+fn default_generation() -> Generation {
+    Generation::UpTo3_43
+}
+fn default_redisson_timeout_ms() -> u64 {
+    3_000
 }
 
 fn owner_checked() -> Release {
