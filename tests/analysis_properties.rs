@@ -83,3 +83,82 @@ fn single_node_boundary_is_exact_with_instant_messages_and_millisecond_retries()
     assert!(!single_node_pause(20, 5, 15, 0, 1));
     assert!(single_node_pause(20, 5, 16, 0, 1));
 }
+
+/// Redisson's watchdog with lease L renews every L/3; with delay d = 1 ms a single pause of
+/// the holder of D ms starting at a renewal tick delays the renewal script to `tick + 1 + D`,
+/// while the lock lives until `last renewal + L` (through its deadline millisecond). It
+/// survives iff `D <= L - L/3 - 2`: about two thirds of the lease.
+fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
+    use lockcheck::scenario::{ClientSpec, ClockSpecDe, NodeSpec, PersistenceDe, WorkloadSpec};
+    use lockcheck_model::lock::redisson::Generation;
+    let protocol = ProtocolSpec::Redisson {
+        node: "redis".into(),
+        lease_ms: None,
+        watchdog_timeout_ms: lease_ms,
+        wait_ms: None,
+        generation: Generation::From3_44,
+        request_timeout_ms: 10 * lease_ms,
+    };
+    let client = |name: &str, start_after_ms| ClientSpec {
+        name: name.into(),
+        protocol: protocol.clone(),
+        workload: WorkloadSpec {
+            locks: vec!["lock".into()],
+            rounds: 1,
+            start_after_ms,
+            work_ms: vec![3 * lease_ms],
+            uses_account: false,
+            amount: 10,
+            checks_stop_event: false,
+        },
+        token_service_fencing: false,
+        clock: ClockSpecDe::default(),
+    };
+    let mut s = builtin::seed_000_single_node();
+    s.nodes = vec![NodeSpec {
+        name: "redis".into(),
+        replica_of: None,
+        persistence: PersistenceDe::None,
+        clock: ClockSpecDe::default(),
+        min_replicas_to_write: 0,
+        repl_ack_every_ms: None,
+    }];
+    s.clients = vec![client("client-1", 0), client("client-2", 10)];
+    s.network = NetworkSpec::default();
+    s.faults = FaultsSpec {
+        pauses: vec![PauseSpec {
+            process: "client-1".into(),
+            durations_ms: vec![pause_ms],
+        }],
+        max_pauses: 1,
+        ..FaultsSpec::default()
+    };
+    s.oracles = vec![OracleSpec::MeLock];
+    let checked = check(&s, Mode::Exhaustive).unwrap();
+    assert!(checked.report.is_exhaustive() || checked.violated().is_some());
+    checked.violated() == Some("me-lock")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn redisson_watchdog_survives_a_pause_up_to_two_thirds_of_the_lease_and_no_longer(
+        lease_ms in 30u64..400,
+        fraction_per_mille in 300u64..1_000,
+    ) {
+        let pause_ms = lease_ms * fraction_per_mille / 1_000;
+        let bound = lease_ms - lease_ms / 3 - 2;
+        prop_assert_eq!(redisson_pause(lease_ms, pause_ms), pause_ms > bound,
+            "lease {} pause {} bound {}", lease_ms, pause_ms, bound);
+    }
+}
+
+#[test]
+fn redisson_watchdog_boundary_is_exact_at_two_thirds_of_the_lease() {
+    for lease_ms in [300, 301, 302] {
+        let bound = lease_ms - lease_ms / 3 - 2;
+        assert!(!redisson_pause(lease_ms, bound), "lease {lease_ms}");
+        assert!(redisson_pause(lease_ms, bound + 1), "lease {lease_ms}");
+    }
+}
