@@ -1,37 +1,472 @@
-//! Redlock (seed 000 and the Redis documentation), with seed 000's watchdog.
-//! STUB: being written; not part of any claim until this line is gone.
+//! Redlock (seed 000 §3.1 and the Redis documentation), with seed 000's watchdog.
+//!
+//! The idea: the lock is `SET key owner NX PX ttl` on N independent masters. An attempt
+//! reads the client's clock (T1), asks every node, and when it has its answers computes
+//! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` and `validity = ttl -
+//! elapsed - drift`; it holds the lock iff a quorum (N/2+1) said OK and `validity > 0`, and
+//! believes it until `now + validity` (= T1 + ttl - drift) on that same clock. Otherwise it
+//! deletes its key on **all** nodes (owner-checked), waits a retry delay and tries again,
+//! until the acquire timeout passes. Release is the owner-checked delete on every node.
+//!
+//! How the nodes are asked is [`Dispatch`]:
+//! - [`Dispatch::Sequential`] is seed 000's `for node in self.nodes` loop: one node after the
+//!   other, each with the per-node timeout (the client library's socket timeout: a node that
+//!   does not answer in time counts as failed and the loop moves on). Its releases (after a
+//!   failed attempt and at the end) are sequential loops too.
+//! - [`Dispatch::Multiplexed`] is the Redis documentation's variant: every node at once,
+//!   decided when every node answered or timed out.
+//! - [`Dispatch::LocalFirst`] is seed 000's optimisation (§4.2): the remote nodes are sent
+//!   their request at T1 without waiting, the local ones are asked one after another; the
+//!   attempt is decided as soon as the local nodes are done and a quorum said OK (remote
+//!   answers received by then count; later ones are ignored), else when every node answered
+//!   or timed out. The seed gives no code for it; this is its prose, made precise.
+//!
+//! The retry delay is a set of durations: one value is seed 000's fixed 0.5 s, several are a
+//! random delay, which the world explores (or samples) as a labelled choice. The acquire
+//! timeout is checked as the seed's `while time.monotonic() < deadline` loop does: never
+//! during an attempt, only when the retry delay is over (an attempt that began in time and
+//! succeeds late still wins).
+//!
+//! Modelling choices: times are whole ms (the seed's seconds as floats); the drift is rounded
+//! up, so `validity` is the floor of the seed's; the seed's `int(validity)` (whole seconds,
+//! used only for the watchdog's interval) is not modelled. The owner value is the client's,
+//! the same for every attempt (the seed draws a fresh `uuid4` per attempt).
+//!
+//! Requests are tagged with the sweep's kind, its parity (consecutive sweeps of a kind
+//! alternate), the try and the node's index (module `sweep`); a late answer to an earlier sweep
+//! is ignored. The set is finite, so an answer delayed by two whole sweeps of the same kind
+//! (a node stalled through two attempts) would be taken for the current one.
 
-use super::engine::{Engine, LockEvent, LockIo};
+mod sweep;
+mod watchdog;
+
+pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
+pub use watchdog::{RenewCount, Watch, Watchdog};
+
+use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 use crate::msg::LockTimer;
-use crate::redis::Reply;
-use lockcheck_sim::world::ProcessId;
+use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
+use lockcheck_sim::world::{LocalNow, ProcessId};
+use lockcheck_sim::FpHasher;
+use std::hash::{Hash, Hasher};
+
+/// How an attempt asks the nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dispatch {
+    /// One node after another (seed 000).
+    Sequential,
+    /// All nodes at once (the Redis documentation).
+    Multiplexed,
+    /// The first `local` nodes one after another, the others at once at the start, decided
+    /// early once the local nodes are done and a quorum is reached (seed 000 §4.2).
+    LocalFirst { local: usize },
+}
 
 /// Parameters of Redlock.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Redlock {
+    /// The masters, in the order a sequential attempt asks them.
     pub nodes: Vec<ProcessId>,
+    pub ttl_ms: u64,
+    /// The clock drift factor in parts per million of the TTL (seed: 0.01 = 10 000).
+    pub drift_ppm: u64,
+    /// The clock `elapsed` and the validity deadline are measured on.
+    pub clock: ClockKind,
+    pub dispatch: Dispatch,
+    /// A request without an answer after this long counts as failed (seed: 2 s).
+    pub node_timeout_ms: u64,
+    /// The delay before the next attempt: one of these (seed: 0.5 s; several: random).
+    pub retry_ms: Vec<u64>,
+    /// Stop starting attempts after this long (`None`: never; seed: 10 s).
+    pub acquire_timeout_ms: Option<u64>,
+    pub watchdog: Option<Watchdog>,
+}
+
+/// Where a Redlock engine is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Idle,
+    /// An attempt; `expired`: the acquire timeout passed meanwhile.
+    Acquiring {
+        sweep: Sweep,
+        expired: bool,
+    },
+    /// A failed attempt's keys are being deleted on every node.
+    Undoing {
+        sweep: Sweep,
+        expired: bool,
+    },
+    /// The retry delay runs.
+    Waiting {
+        expired: bool,
+    },
+    /// Acquired; the watchdog renews every `interval_ms` (if there is one).
+    Holding {
+        interval_ms: u64,
+        watch: Watch,
+    },
+    Releasing {
+        sweep: Sweep,
+    },
+}
+
+/// A Redlock engine's state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RedlockState {
+    pub phase: Phase,
+    /// The parity of the next sweep of each kind.
+    parities: Parities,
+    /// Renewal rounds in which fewer than a quorum of nodes really extended the lock
+    /// (whatever the watchdog made of it), capped at 3.
+    failed_renewals: u8,
+}
+
+/// One parity bit per sweep kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Parities(u8);
+
+impl Parities {
+    /// The parity for a new sweep of `kind` (flipping it for the one after).
+    fn take(&mut self, kind: Kind) -> bool {
+        let bit = 1 << kind as u8;
+        self.0 ^= bit;
+        self.0 & bit == 0
+    }
+}
+
+impl Redlock {
+    /// Seed 000's Redlock as written: TTL 30 s, drift factor 0.01, per-node timeout 2 s,
+    /// sequential, monotonic clock, fixed 0.5 s retry, acquire timeout 10 s, and its watchdog.
+    pub fn seed_000(nodes: Vec<ProcessId>) -> Self {
+        Redlock {
+            nodes,
+            ttl_ms: 30_000,
+            drift_ppm: 10_000,
+            clock: ClockKind::Monotonic,
+            dispatch: Dispatch::Sequential,
+            node_timeout_ms: 2_000,
+            retry_ms: vec![500],
+            acquire_timeout_ms: Some(10_000),
+            watchdog: Some(Watchdog::seed_000()),
+        }
+    }
+
+    /// The quorum: a majority of the nodes.
+    pub fn quorum(&self) -> usize {
+        self.nodes.len() / 2 + 1
+    }
+
+    /// `ttl * drift factor` rounded up, plus 2 ms.
+    pub fn drift_ms(&self) -> i64 {
+        (self.ttl_ms * self.drift_ppm).div_ceil(1_000_000) as i64 + 2
+    }
+
+    /// `ttl - elapsed - drift`.
+    pub fn validity_ms(&self, elapsed_ms: i64) -> i64 {
+        self.ttl_ms as i64 - elapsed_ms - self.drift_ms()
+    }
+
+    /// How many of the first nodes are asked one after another.
+    fn sequential(&self) -> usize {
+        match self.dispatch {
+            Dispatch::Sequential => self.nodes.len(),
+            Dispatch::Multiplexed => 0,
+            Dispatch::LocalFirst { local } => local.min(self.nodes.len()),
+        }
+    }
+
+    fn tries(&self, kind: Kind) -> u8 {
+        match (kind, &self.watchdog) {
+            (Kind::Renew, Some(dog)) => dog.tries.clamp(1, sweep::MAX_TRIES),
+            _ => 1,
+        }
+    }
+
+    fn timeout_ms(&self, kind: Kind) -> u64 {
+        match (kind, &self.watchdog) {
+            (Kind::Renew, Some(dog)) => dog.timeout_ms,
+            _ => self.node_timeout_ms,
+        }
+    }
+
+    fn command(&self, kind: Kind, io: &LockIo) -> Command {
+        let (key, token) = (io.key.to_vec(), io.owner.to_vec());
+        match kind {
+            Kind::Acquire => Command::Set(Set {
+                key,
+                value: token,
+                condition: Some(SetCondition::Nx),
+                get: false,
+                expiry: SetExpiry::Px(self.ttl_ms as i64),
+            }),
+            Kind::Release => Command::Script(LockScript::CompareAndDelete { key, token }),
+            Kind::Renew => Command::Script(LockScript::CompareAndPexpire {
+                key,
+                token,
+                ttl_ms: self.ttl_ms as i64,
+            }),
+        }
+    }
+
+    /// Begins a sweep of `kind` now: T1 is read and the first requests go out.
+    fn begin(&self, parities: &mut Parities, kind: Kind, io: &mut LockIo) -> Sweep {
+        let started = self.clock.read(io.now());
+        let mut sweep = Sweep::new(kind, parities.take(kind), self.nodes.len(), started);
+        self.send_due(&mut sweep, io);
+        sweep
+    }
+
+    fn send_due(&self, sweep: &mut Sweep, io: &mut LockIo) {
+        for node in sweep.due_requests(self.sequential()) {
+            self.send(sweep, node, 0, io);
+        }
+    }
+
+    fn send(&self, sweep: &Sweep, node: usize, try_no: u8, io: &mut LockIo) {
+        let tag = sweep.tag(node, try_no).encode();
+        io.request(self.nodes[node], tag, self.command(sweep.kind, io));
+        io.set_timer(LockTimer::RequestTimeout(tag), self.timeout_ms(sweep.kind));
+    }
+
+    fn cancel_outstanding(&self, sweep: &Sweep, io: &mut LockIo) {
+        for tag in sweep.outstanding() {
+            io.cancel_timer(LockTimer::RequestTimeout(tag.encode()));
+        }
+    }
+
+    /// What an answer means for the quorum, and whether it really extended the lock.
+    fn judge(&self, kind: Kind, reply: &Reply) -> (Outcome, bool) {
+        let outcome = match (kind, reply) {
+            (_, Reply::Error(_)) => Outcome::Error,
+            (Kind::Acquire, Reply::Status(ok)) if ok == "OK" => Outcome::Ok,
+            (Kind::Acquire, _) => Outcome::Refused,
+            (Kind::Release, _) => Outcome::Ok,
+            (Kind::Renew, reply) => match &self.watchdog {
+                Some(dog) if dog.counts_as_renewed(reply) => Outcome::Ok,
+                _ => Outcome::Refused,
+            },
+        };
+        let extended = kind == Kind::Renew && *reply == Reply::Integer(1);
+        (outcome, extended)
+    }
+
+    /// Starts an attempt.
+    fn attempt(&self, state: &mut RedlockState, expired: bool, io: &mut LockIo) {
+        let sweep = self.begin(&mut state.parities, Kind::Acquire, io);
+        state.phase = Phase::Acquiring { sweep, expired };
+    }
+
+    /// Records how the try `tag` ended and moves on.
+    fn settle(
+        &self,
+        state: &mut RedlockState,
+        tag: Tag,
+        (outcome, extended): (Outcome, bool),
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        let sweep = state.phase.sweep_mut().filter(|s| s.expects(tag))?;
+        sweep.extended += u8::from(extended);
+        if let Some(next) = sweep.settle(tag.node, outcome, self.tries(tag.kind)) {
+            self.send(sweep, tag.node, next, io);
+        }
+        self.send_due(sweep, io);
+        self.progress(state, io)
+    }
+
+    /// Ends the current sweep if it is over.
+    fn progress(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
+        match &state.phase {
+            Phase::Acquiring { sweep, .. } if self.decided(sweep) => self.decide(state, io),
+            Phase::Undoing { sweep, expired } if sweep.finished() => {
+                state.phase = Phase::Waiting { expired: *expired };
+                io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
+                None
+            }
+            Phase::Releasing { sweep } if sweep.finished() => {
+                state.phase = Phase::Idle;
+                Some(LockEvent::Released)
+            }
+            Phase::Holding {
+                watch: Watch::Renewing(sweep),
+                ..
+            } if sweep.finished() => self.renewal_over(state, io),
+            _ => None,
+        }
+    }
+
+    /// Whether an attempt can be decided: every node is done, or (local first) the local
+    /// nodes are done and a quorum is reached.
+    fn decided(&self, sweep: &Sweep) -> bool {
+        sweep.finished()
+            || matches!(self.dispatch, Dispatch::LocalFirst { .. })
+                && sweep.resolved(self.sequential())
+                && sweep.ok_count() >= self.quorum()
+    }
+
+    /// The attempt is over: hold the lock, or delete it everywhere before retrying.
+    fn decide(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
+        let Phase::Acquiring { sweep, expired } = std::mem::replace(&mut state.phase, Phase::Idle)
+        else {
+            unreachable!("decide is called while acquiring");
+        };
+        self.cancel_outstanding(&sweep, io);
+        let now = self.clock.read(io.now());
+        let validity = self.validity_ms(now - sweep.started_ms);
+        if sweep.ok_count() >= self.quorum() && validity > 0 {
+            io.cancel_timer(LockTimer::AcquireDeadline);
+            let (interval_ms, watch) = self.start_watch(validity, io);
+            state.phase = Phase::Holding { interval_ms, watch };
+            return Some(LockEvent::Acquired {
+                valid_until: Some(Deadline {
+                    clock: self.clock,
+                    at_ms: now + validity,
+                }),
+                token: None,
+            });
+        }
+        let sweep = self.begin(&mut state.parities, Kind::Release, io);
+        state.phase = Phase::Undoing { sweep, expired };
+        None
+    }
+
+    /// The retry delay is over: try again, or give up if the acquire timeout passed.
+    fn retry(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
+        let Phase::Waiting { expired } = state.phase else {
+            return None;
+        };
+        if expired {
+            state.phase = Phase::Idle;
+            return Some(LockEvent::GaveUp);
+        }
+        self.attempt(state, false, io);
+        None
+    }
+
+    /// Elapsed time since `sweep` began, at most the TTL (beyond it every outcome is fixed).
+    fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> i64 {
+        (self.clock.read(now) - sweep.started_ms).min(self.ttl_ms as i64)
+    }
+}
+
+impl Phase {
+    /// The sweep under way, if any.
+    fn sweep_mut(&mut self) -> Option<&mut Sweep> {
+        match self {
+            Phase::Acquiring { sweep, .. }
+            | Phase::Undoing { sweep, .. }
+            | Phase::Releasing { sweep }
+            | Phase::Holding {
+                watch: Watch::Renewing(sweep),
+                ..
+            } => Some(sweep),
+            _ => None,
+        }
+    }
 }
 
 impl Engine for Redlock {
-    type State = ();
-    fn init(&self) {}
-    fn acquire(&self, _: &mut (), _: &mut LockIo) {
-        unimplemented!("Redlock engine")
+    type State = RedlockState;
+
+    fn init(&self) -> RedlockState {
+        RedlockState {
+            phase: Phase::Idle,
+            parities: Parities::default(),
+            failed_renewals: 0,
+        }
     }
-    fn release(&self, _: &mut (), _: &mut LockIo) {
-        unimplemented!("Redlock engine")
+
+    fn acquire(&self, state: &mut RedlockState, io: &mut LockIo) {
+        if let Some(timeout) = self.acquire_timeout_ms {
+            io.set_timer(LockTimer::AcquireDeadline, timeout);
+        }
+        self.attempt(state, false, io);
     }
+
+    /// Stops the watchdog and deletes the key on every node (owner-checked), as the
+    /// dispatch asks them; `Released` once every node answered or timed out.
+    fn release(&self, state: &mut RedlockState, io: &mut LockIo) {
+        self.stop_watch(state, io);
+        if let Some(sweep) = state.phase.sweep_mut() {
+            self.cancel_outstanding(sweep, io);
+        }
+        io.cancel_timer(LockTimer::Retry);
+        io.cancel_timer(LockTimer::AcquireDeadline);
+        let sweep = self.begin(&mut state.parities, Kind::Release, io);
+        state.phase = Phase::Releasing { sweep };
+    }
+
     fn on_reply(
         &self,
-        _: &mut (),
-        _: ProcessId,
-        _: u16,
-        _: Reply,
-        _: &mut LockIo,
+        state: &mut RedlockState,
+        node: ProcessId,
+        tag: u16,
+        reply: Reply,
+        io: &mut LockIo,
     ) -> Option<LockEvent> {
-        None
+        let tag = Tag::decode(tag).filter(|t| self.nodes.get(t.node) == Some(&node))?;
+        if state.phase.sweep_mut().is_some_and(|s| s.expects(tag)) {
+            io.cancel_timer(LockTimer::RequestTimeout(tag.encode()));
+        }
+        let judged = self.judge(tag.kind, &reply);
+        self.settle(state, tag, judged, io)
     }
-    fn on_timer(&self, _: &mut (), _: LockTimer, _: &mut LockIo) -> Option<LockEvent> {
-        None
+
+    fn on_timer(
+        &self,
+        state: &mut RedlockState,
+        timer: LockTimer,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        match timer {
+            LockTimer::RequestTimeout(tag) => {
+                let tag = Tag::decode(tag)?;
+                self.settle(state, tag, (Outcome::Error, false), io)
+            }
+            LockTimer::Retry => self.retry(state, io),
+            LockTimer::AcquireDeadline => {
+                if let Phase::Acquiring { expired, .. }
+                | Phase::Undoing { expired, .. }
+                | Phase::Waiting { expired } = &mut state.phase
+                {
+                    *expired = true;
+                }
+                None
+            }
+            LockTimer::Renew => {
+                self.on_renew_tick(state, io);
+                None
+            }
+            LockTimer::WaitTtl => None,
+        }
+    }
+
+    fn hash_state(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
+        (state.parities, state.failed_renewals).hash(h);
+        let elapsed = |sweep: &Sweep| self.elapsed_for_hash(sweep, now);
+        match &state.phase {
+            Phase::Idle => h.write_u8(0),
+            Phase::Acquiring { sweep, expired } => {
+                (1u8, expired).hash(h);
+                sweep.hash_relative(elapsed(sweep), h);
+            }
+            Phase::Undoing { sweep, expired } => {
+                (2u8, expired).hash(h);
+                sweep.hash_relative(elapsed(sweep), h);
+            }
+            Phase::Waiting { expired } => (3u8, expired).hash(h),
+            Phase::Holding { interval_ms, watch } => {
+                (4u8, interval_ms).hash(h);
+                watch.hash_relative(elapsed, h);
+            }
+            Phase::Releasing { sweep } => {
+                h.write_u8(5);
+                sweep.hash_relative(elapsed(sweep), h);
+            }
+        }
+    }
+
+    fn failed_renewals(&self, state: &RedlockState) -> u32 {
+        state.failed_renewals.into()
     }
 }
