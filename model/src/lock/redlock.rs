@@ -60,7 +60,7 @@ pub enum Dispatch {
     Multiplexed,
     /// The first `local` nodes one after another, the others at once at the start, decided
     /// early once the local nodes are done and a quorum is reached (seed 000 §4.2).
-    LocalFirst { local: usize },
+    LocalFirst { local: u8 },
 }
 
 /// Parameters of Redlock.
@@ -70,7 +70,7 @@ pub struct Redlock {
     pub nodes: Vec<ProcessId>,
     pub ttl_ms: u64,
     /// The clock drift factor in parts per million of the TTL (seed: 0.01 = 10 000).
-    pub drift_ppm: u64,
+    pub drift_ppm: u32,
     /// The clock `elapsed` and the validity deadline are measured on.
     pub clock: ClockKind,
     pub dispatch: Dispatch,
@@ -159,7 +159,7 @@ impl Redlock {
 
     /// `ttl * drift factor` rounded up, plus 2 ms.
     pub fn drift_ms(&self) -> i64 {
-        (self.ttl_ms * self.drift_ppm).div_ceil(1_000_000) as i64 + 2
+        (self.ttl_ms * u64::from(self.drift_ppm)).div_ceil(1_000_000) as i64 + 2
     }
 
     /// `ttl - elapsed - drift`.
@@ -172,7 +172,7 @@ impl Redlock {
         match self.dispatch {
             Dispatch::Sequential => self.nodes.len(),
             Dispatch::Multiplexed => 0,
-            Dispatch::LocalFirst { local } => local.min(self.nodes.len()),
+            Dispatch::LocalFirst { local } => usize::from(local).min(self.nodes.len()),
         }
     }
 
