@@ -173,7 +173,7 @@ for name in "$@"; do
             printf '  run %d %-13s %8.2f s (cpu %7.2f s)  %8.1f MB  states=%s violation=%s  others used %s%% of a core\n' \
                 "$k" "$tool" "$wall" "$cpu" "$(awk -v k="$rss" 'BEGIN { print k * 1024 / 1e6 }')" \
                 "$states" "$violation" "$others"
-            if [ "$others" != - ] && [ "$others" -gt 10 ]; then noisy=yes; fi
+            if [ "$others" != - ] && [ "$others" -gt 25 ]; then noisy=yes; fi
         done
     done
 
@@ -204,6 +204,6 @@ for name in "$@"; do
     echo " benchmark's reference count${ref:+ ($ref)}.)"
 done
 if [ "$noisy" = yes ]; then
-    echo "warning: other programs used more than 10% of a core during some runs: those timings are noisy" >&2
+    echo "warning: other programs used more than a quarter of a core during some runs: those timings are noisy" >&2
 fi
 [ "$all_match" = yes ] || { echo "run_all.sh: some unique-state count differs from the reference" >&2; exit 1; }
