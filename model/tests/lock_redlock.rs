@@ -100,6 +100,10 @@ fn without_faults_two_sequential_clients_never_both_believe_they_hold_the_lock()
 
 #[test]
 fn without_faults_two_multiplexed_clients_with_random_retries_never_both_believe() {
+    // Client-2 is refused at 5 ms and retries after 30 or 40 ms, when client-1 (working 10 or
+    // 20 ms) is done. The timings keep the clients' bursts of five requests apart: the world
+    // hashes messages in flight in send order, so two simultaneous bursts multiply the state
+    // count by the orders of their ten answers (millions of states within 1 ms).
     let protocol = Protocol::Redlock(Redlock {
         retry_ms: vec![30, 40],
         ..small(Dispatch::Multiplexed)
@@ -477,4 +481,86 @@ fn a_random_retry_delay_is_a_labelled_choice() {
         None,
         "seed 000's fixed delay is no choice"
     );
+}
+
+#[test]
+fn a_backward_step_of_a_wall_clock_stretches_the_belief_past_the_keys_a_monotonic_one_does_not() {
+    for clock in [ClockKind::Monotonic, ClockKind::Wall] {
+        let redlock = Redlock {
+            ttl_ms: 1_000,
+            clock,
+            ..small(Dispatch::Sequential)
+        };
+        let jobs = [job(5, &[2_000]), job(1_100, &[50])];
+        let world = lock_world(Protocol::Redlock(redlock), jobs)
+            .with_faults(FaultEnvelope::none().clock_step(CLIENT_1, &[-500], 1));
+        let path = run(&world, &[(500, "step clock of client-1 by -500 ms")], 1_150);
+        // Acquired at 15 with validity 978: the deadline reads 993 on the chosen clock,
+        // which a wall clock set back by 500 ms reaches only at true time 1493.
+        let holding = first(&path, |s| held(s, CLIENT_1).is_some()).unwrap();
+        let deadline = held(holding, CLIENT_1).unwrap().valid_until;
+        assert_eq!(deadline, Some(Deadline { clock, at_ms: 993 }));
+        // The keys expired at about 1005 whatever the client's clock says: client-2 gets
+        // the lock at 1110, while the wall-clock holder still believes it has it.
+        let end = path.last_state();
+        assert!(believes(&world, end, CLIENT_2), "{clock:?}");
+        let both = path.states.iter().any(|s| both_believe(&world, s));
+        assert_eq!(both, clock == ClockKind::Wall, "{clock:?}");
+    }
+}
+
+#[test]
+fn with_the_watchdog_and_no_faults_two_clients_never_both_believe() {
+    let redlock = Redlock {
+        watchdog: Some(watchdog(RenewCount::Extended)),
+        ..small(Dispatch::Sequential)
+    };
+    let world = lock_world(Protocol::Redlock(redlock), [job(0, &[150]), job(0, &[150])]);
+    let states = assert_exclusive_everywhere(world);
+    assert!(states > 1_000, "{states} states");
+}
+
+/// Client-1 runs a 300 ms job under a 100 ms TTL with the watchdog counting `counts`, and
+/// may pause once for 200 ms at any moment; client-2 tries from 20 ms on.
+fn pausing_watchdog_world(counts: RenewCount) -> RedisWorld {
+    let redlock = Redlock {
+        acquire_timeout_ms: Some(2_000),
+        watchdog: Some(watchdog(counts)),
+        ..small(Dispatch::Sequential)
+    };
+    lock_world(
+        Protocol::Redlock(redlock),
+        [job(0, &[300]), job(20, &[150])],
+    )
+    .with_faults(FaultEnvelope::none().pause(CLIENT_1, &[200], 1))
+    .with_property(Property::always("ME-lock", |w, s| !both_believe(w, s)))
+}
+
+#[test]
+fn exhaustive_search_finds_that_seed_000s_watchdog_as_written_breaks_mutual_exclusion() {
+    let world = pausing_watchdog_world(RenewCount::AnyAnswer);
+    let report = explore(&world, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let (name, path) = report.first_violation().expect("a violation");
+    assert_eq!(name, "ME-lock");
+    let labels = path.labels();
+    assert!(
+        labels.iter().any(|l| l == "pause client-1 for 200 ms"),
+        "{labels:#?}"
+    );
+    // The renewal after the pause: every node answered 0, and that counted as renewed.
+    let end = path.last_state();
+    assert!(!client_state(end, CLIENT_1).stop_event);
+    assert!(failed_renewals(&world, end, CLIENT_1) >= 1);
+}
+
+#[test]
+fn with_renewals_counted_as_intended_no_single_pause_breaks_mutual_exclusion() {
+    let world = pausing_watchdog_world(RenewCount::Extended)
+        .with_property(Property::sometimes("the stop event fires", |_, s| {
+            client_state(s, CLIENT_1).stop_event
+        }));
+    let report = exhaustive(&world);
+    assert_eq!(report.outcome, Outcome::Complete, "{report}");
+    assert!(report.hollow().is_empty(), "{report}");
+    assert!(report.first_violation().is_none(), "{report}");
 }

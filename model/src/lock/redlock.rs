@@ -4,22 +4,30 @@
 //! reads the client's clock (T1), asks every node, and when it has its answers computes
 //! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` and `validity = ttl -
 //! elapsed - drift`; it holds the lock iff a quorum (N/2+1) said OK and `validity > 0`, and
-//! believes it until `now + validity` (= T1 + ttl - drift) on that same clock. Otherwise it
-//! deletes its key on **all** nodes (owner-checked), waits a retry delay and tries again,
-//! until the acquire timeout passes. Release is the owner-checked delete on every node.
+//! believes it until `now + validity` (= T1 + ttl - drift) on that same clock: the seed
+//! returns `validity` at the end of the attempt as the time left from then, as the Redis
+//! documentation and node-redlock's `start + ttl - drift` do. Otherwise it deletes its key
+//! on **all** nodes (owner-checked), waits a retry delay and tries again, until the acquire
+//! timeout passes. Release is the owner-checked delete on every node, reported `Released`
+//! once every node answered or timed out. Seed 000's watchdog is an option (see module
+//! `watchdog`).
 //!
 //! How the nodes are asked is [`Dispatch`]:
 //! - [`Dispatch::Sequential`] is seed 000's `for node in self.nodes` loop: one node after the
-//!   other, each with the per-node timeout (the client library's socket timeout: a node that
-//!   does not answer in time counts as failed and the loop moves on). Its releases (after a
-//!   failed attempt and at the end) are sequential loops too.
+//!   other, each with the per-node timeout, taken as the client library's socket timeout: a
+//!   node that does not answer in time counts as failed and the loop moves on. (The seed's
+//!   own check runs after the call returns and only logs: without a socket timeout a dead
+//!   node would block it.) Its releases (after a failed attempt and at the end) are
+//!   sequential loops too, as in the seed.
 //! - [`Dispatch::Multiplexed`] is the Redis documentation's variant: every node at once,
 //!   decided when every node answered or timed out.
 //! - [`Dispatch::LocalFirst`] is seed 000's optimisation (§4.2): the remote nodes are sent
 //!   their request at T1 without waiting, the local ones are asked one after another; the
 //!   attempt is decided as soon as the local nodes are done and a quorum said OK (remote
 //!   answers received by then count; later ones are ignored), else when every node answered
-//!   or timed out. The seed gives no code for it; this is its prose, made precise.
+//!   or timed out. The local nodes come first in `nodes`. The seed gives no code for it;
+//!   this is its prose made precise. Renewals go the same way (the seed pipelines the remote
+//!   ones).
 //!
 //! The retry delay is a set of durations: one value is seed 000's fixed 0.5 s, several are a
 //! random delay, which the world explores (or samples) as a labelled choice. The acquire
@@ -28,9 +36,11 @@
 //! succeeds late still wins).
 //!
 //! Modelling choices: times are whole ms (the seed's seconds as floats); the drift is rounded
-//! up, so `validity` is the floor of the seed's; the seed's `int(validity)` (whole seconds,
-//! used only for the watchdog's interval) is not modelled. The owner value is the client's,
-//! the same for every attempt (the seed draws a fresh `uuid4` per attempt).
+//! up, so `validity` is the floor of the seed's (an exact validity under 1 ms is refused);
+//! the seed's `int(validity)` (whole seconds, used only for the watchdog's interval) is not
+//! modelled. The owner value is the client's, the same for every attempt (the seed draws a
+//! fresh `uuid4` per attempt), so a very late delete from a failed attempt could remove the
+//! key of a later one.
 //!
 //! Requests are tagged with the sweep's kind, its parity (consecutive sweeps of a kind
 //! alternate), the try and the node's index (module `sweep`); a late answer to an earlier sweep
