@@ -7,6 +7,8 @@
 use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, OracleSpec, ProtocolSpec, Scenario};
 use crate::oracles::{self, RedisWorld};
 use lockcheck_model::lock::redisson::Redisson;
+use lockcheck_model::lock::redlock::Redlock;
+use lockcheck_model::lock::redlock::Watchdog;
 use lockcheck_model::lock::single::SingleNode;
 use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
 use lockcheck_model::node::RedisNode;
@@ -101,7 +103,7 @@ impl Scenario {
             )?);
         }
         let world = World::new(self.name.clone(), processes)
-            .with_network(self.network()?)
+            .with_network(self.network(&names)?)
             .with_faults(self.faults.envelope(&names)?);
         Ok(self
             .oracles
@@ -223,6 +225,58 @@ impl Scenario {
         };
         let positive_at = |v: u64, f: &str| positive(v, &format!("{field}.{f}"));
         Ok(match p {
+            ProtocolSpec::Redlock {
+                nodes,
+                ttl_ms,
+                drift_ppm,
+                clock,
+                dispatch,
+                node_timeout_ms,
+                retry_ms,
+                acquire_timeout_ms,
+                watchdog,
+            } => {
+                let ids = nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| redis_node(n, &format!("nodes[{i}]")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if ids.is_empty() {
+                    return Err(error(
+                        format!("{field}.nodes"),
+                        "Redlock needs at least one node",
+                    ));
+                }
+                if retry_ms.is_empty() {
+                    return Err(error(
+                        format!("{field}.retry_ms"),
+                        "give at least one retry delay",
+                    ));
+                }
+                let mut r = Redlock::seed_000(ids);
+                r.ttl_ms = positive_at(*ttl_ms, "ttl_ms")?;
+                r.drift_ppm = *drift_ppm;
+                r.clock = *clock;
+                r.dispatch = *dispatch;
+                r.node_timeout_ms = positive_at(*node_timeout_ms, "node_timeout_ms")?;
+                r.retry_ms = retry_ms.clone();
+                r.acquire_timeout_ms = *acquire_timeout_ms;
+                r.watchdog = match watchdog {
+                    None => None,
+                    Some(w) => {
+                        if !(1..=4).contains(&w.tries) {
+                            return Err(error(format!("{field}.watchdog.tries"), "must be 1 to 4"));
+                        }
+                        Some(Watchdog {
+                            interval_permille: w.interval_permille,
+                            tries: w.tries,
+                            timeout_ms: positive_at(w.timeout_ms, "watchdog.timeout_ms")?,
+                            counts: w.counts,
+                        })
+                    }
+                };
+                Protocol::Redlock(r)
+            }
             ProtocolSpec::Redisson {
                 node,
                 lease_ms,
@@ -285,15 +339,25 @@ impl Scenario {
         })
     }
 
-    fn network(&self) -> Result<Network, ScenarioError> {
+    fn network(&self, names: &Names) -> Result<Network, ScenarioError> {
         let n = &self.network;
-        if n.delays_ms.is_empty() {
-            return Err(error("network.delays_ms", "give at least one delay"));
+        let link = |delays: &[u64], field: &str| {
+            if delays.is_empty() {
+                return Err(error(field, "give at least one delay"));
+            }
+            let mut link = LinkSpec::choice(delays.iter().copied());
+            link.fifo = !n.reordering;
+            link.lossy = n.lossy;
+            Ok(link)
+        };
+        let mut network = Network::uniform(link(&n.delays_ms, "network.delays_ms")?);
+        for (i, o) in n.links.iter().enumerate() {
+            let field = format!("network.links[{i}]");
+            let a = names.id(&o.between[0], &format!("{field}.between"))?;
+            let b = names.id(&o.between[1], &format!("{field}.between"))?;
+            network = network.with_both(a, b, link(&o.delays_ms, &format!("{field}.delays_ms"))?);
         }
-        let mut link = LinkSpec::choice(n.delays_ms.iter().copied());
-        link.fifo = !n.reordering;
-        link.lossy = n.lossy;
-        Ok(Network::uniform(link))
+        Ok(network)
     }
 }
 

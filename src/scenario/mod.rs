@@ -9,6 +9,8 @@ pub mod build;
 pub mod builtin;
 
 use lockcheck_model::lock::redisson::Generation;
+use lockcheck_model::lock::redlock::Dispatch;
+use lockcheck_model::lock::redlock::RenewCount;
 use lockcheck_model::lock::single::Release;
 use lockcheck_model::lock::ClockKind;
 use lockcheck_model::node::Persistence;
@@ -135,6 +137,31 @@ pub enum ProtocolSpec {
         #[serde(default)]
         via_sentinel: bool,
     },
+    /// Redlock over several masters: seed 000's sequential attempt (or the Redis
+    /// documentation's multiplexed one, or seed 000's local-first optimisation), validity
+    /// `ttl - elapsed - drift` on the client's wall or monotonic clock, and optionally seed
+    /// 000's watchdog. Defaults are seed 000's values.
+    Redlock {
+        nodes: Vec<String>,
+        #[serde(default = "default_watchdog_ms")]
+        ttl_ms: u64,
+        /// The drift factor in parts per million of the TTL (seed 000: 0.01 = 10,000).
+        #[serde(default = "default_drift_ppm")]
+        drift_ppm: u32,
+        #[serde(default = "monotonic")]
+        clock: ClockKind,
+        #[serde(default = "sequential")]
+        dispatch: Dispatch,
+        #[serde(default = "default_node_timeout_ms")]
+        node_timeout_ms: u64,
+        /// Retry delay; several values: a random choice among them.
+        #[serde(default = "default_redlock_retry")]
+        retry_ms: Vec<u64>,
+        #[serde(default = "default_acquire_timeout")]
+        acquire_timeout_ms: Option<u64>,
+        #[serde(default)]
+        watchdog: Option<WatchdogSpec>,
+    },
     /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
     /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
     /// `from3_44` retries).
@@ -152,6 +179,55 @@ pub enum ProtocolSpec {
         #[serde(default = "default_redisson_timeout_ms")]
         request_timeout_ms: u64,
     },
+}
+
+/// Seed 000's watchdog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchdogSpec {
+    /// Renew every this share of the validity, in per mille (seed 000: 300).
+    #[serde(default = "default_interval_permille")]
+    pub interval_permille: u16,
+    /// Tries per node and round (seed 000: 3).
+    #[serde(default = "default_tries")]
+    pub tries: u8,
+    #[serde(default = "default_renew_timeout_ms")]
+    pub timeout_ms: u64,
+    /// `any_answer`: seed 000's code as written (a renewal answering 0 still counts);
+    /// `extended`: only a real extension counts.
+    #[serde(default = "any_answer")]
+    pub counts: RenewCount,
+}
+
+fn default_interval_permille() -> u16 {
+    300
+}
+fn default_tries() -> u8 {
+    3
+}
+fn default_renew_timeout_ms() -> u64 {
+    1_000
+}
+fn any_answer() -> RenewCount {
+    RenewCount::AnyAnswer
+}
+fn default_drift_ppm() -> u32 {
+    10_000
+}
+fn monotonic() -> ClockKind {
+    ClockKind::Monotonic
+}
+fn sequential() -> Dispatch {
+    Dispatch::Sequential
+}
+fn default_node_timeout_ms() -> u64 {
+    2_000
+}
+fn default_redlock_retry() -> Vec<u64> {
+    vec![500]
+}
+fn default_acquire_timeout() -> Option<u64> {
+    Some(10_000)
 }
 
 fn default_watchdog_ms() -> u64 {
@@ -227,6 +303,17 @@ pub struct NetworkSpec {
     pub reordering: bool,
     #[serde(default)]
     pub lossy: bool,
+    /// Links that differ from the rest (both directions).
+    #[serde(default)]
+    pub links: Vec<LinkOverride>,
+}
+
+/// The delays between two processes, both ways.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    pub between: [String; 2],
+    pub delays_ms: Vec<u64>,
 }
 
 impl Default for NetworkSpec {
@@ -235,6 +322,7 @@ impl Default for NetworkSpec {
             delays_ms: vec![1],
             reordering: false,
             lossy: false,
+            links: Vec::new(),
         }
     }
 }
