@@ -5,9 +5,9 @@
 //!   its own clock).
 //! - **ME-resource**: the protected account accepted a stale holder's write: a lost update
 //!   or a duplicate debit.
-//! - **Liveness**: after a client crashed while its lock was on a Redis node, the lock
-//!   becomes acquirable (gone from a quorum of the protocol's nodes) or held by another
-//!   client within a bound.
+//! - **Liveness**: after a client crashed or was cut off from its nodes while its lock was on
+//!   them, the lock becomes acquirable (gone from a quorum of the protocol's nodes) or held
+//!   by another client within a bound.
 //! - **Witnesses** (`sometimes`): the fault a scenario is about really happened where it
 //!   matters: a pause overlapped a holding period, a renewal failed, a holder crashed.
 
@@ -82,10 +82,30 @@ pub fn renewal_failed(world: &RedisWorld, state: &WorldState) -> bool {
     })
 }
 
-/// Whether a client is down while some Redis node still stores a lock key of its workload.
+/// Whether client `p` is gone for its lock: down, or cut off by an active partition from a
+/// quorum of its protocol's nodes.
+fn gone(world: &RedisWorld, state: &WorldState, p: ProcessId, client: &LockClient) -> bool {
+    if !state.is_up(p) {
+        return true;
+    }
+    let nodes = client.protocol.nodes();
+    let cut = nodes
+        .iter()
+        .filter(|&&n| {
+            state
+                .partitions
+                .iter()
+                .any(|(rule, _)| world.faults.partitions[*rule].blocks(p, n))
+        })
+        .count();
+    cut >= nodes.len() / 2 + 1
+}
+
+/// Whether a client is gone (down or cut off) while some Redis node still stores a lock key
+/// of its workload.
 pub fn crashed_holder_blocks(world: &RedisWorld, state: &WorldState) -> bool {
     clients(world).any(|(p, c)| {
-        !state.is_up(p)
+        gone(world, state, p, c)
             && c.workload
                 .locks
                 .iter()
@@ -93,18 +113,18 @@ pub fn crashed_holder_blocks(world: &RedisWorld, state: &WorldState) -> bool {
     })
 }
 
-/// Whether every lock of every client whose holder is down has become acquirable (stored on
-/// fewer than a quorum of its nodes) or is believed held by a running client.
+/// Whether every lock of every gone client has become acquirable (stored on fewer than a
+/// quorum of its nodes) or is believed held by another client that is not gone.
 pub fn locks_acquirable(world: &RedisWorld, state: &WorldState) -> bool {
     clients(world)
-        .filter(|(p, _)| !state.is_up(*p))
+        .filter(|(p, c)| gone(world, state, *p, c))
         .all(|(_, c)| {
             let nodes = c.protocol.nodes();
             let quorum = nodes.len() / 2 + 1;
             c.workload.locks.iter().all(|key| {
                 stored_on(world, state, &nodes, key) < quorum
                     || clients(world).any(|(q, d)| {
-                        state.is_up(q)
+                        !gone(world, state, q, d)
                             && believed_keys(world, state, q, d).contains(&key.as_slice())
                     })
             })
@@ -155,7 +175,7 @@ pub fn renewal_failure() -> Property<RedisWorld> {
     Property::sometimes("renewal-failed", renewal_failed)
 }
 
-/// Witness: a client crashed while its lock was stored.
+/// Witness: a client crashed or was cut off while its lock was stored.
 pub fn holder_crashed() -> Property<RedisWorld> {
     Property::sometimes("holder-crashed", crashed_holder_blocks)
 }

@@ -120,3 +120,21 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
         .unwrap()
         .as_expected(&Expected::Safe));
 }
+
+#[test]
+fn a_liveness_bound_shorter_than_the_ttl_is_violated_after_a_crash_or_a_partition() {
+    for mut s in [
+        builtin::single_node_holder_crash(),
+        builtin::single_node_holder_partitioned(),
+    ] {
+        s.oracles = vec![lockcheck::scenario::OracleSpec::Liveness { bound_ms: 5_000 }];
+        let checked = check(&s, Mode::Exhaustive).unwrap();
+        assert_eq!(
+            checked.violated(),
+            Some("liveness"),
+            "{}\n{}",
+            s.name,
+            checked.report
+        );
+    }
+}

@@ -11,6 +11,7 @@ pub fn all() -> Vec<Scenario> {
         kleppmann_pause_past_lease(),
         fencing_prevents_damage(),
         single_node_holder_crash(),
+        single_node_holder_partitioned(),
         restart_without_persistence(),
         delayed_restart(),
         failover_loses_lock(),
@@ -224,6 +225,29 @@ pub fn single_node_holder_crash() -> Scenario {
         ],
         expect: Expected::Safe,
     }
+}
+
+/// A holder is cut off from the node for good: the lock must still become acquirable.
+pub fn single_node_holder_partitioned() -> Scenario {
+    let mut s = single_node_holder_crash();
+    s.name = "single-node-holder-partitioned".into();
+    s.description = "a holder is partitioned from the node for good: the lock expires and becomes acquirable within TTL + one retry".into();
+    s.faults = FaultsSpec {
+        partitions: vec![PartitionSpec {
+            name: "holder-cut-off".into(),
+            side_a: vec!["client-1".into()],
+            side_b: vec!["redis".into()],
+            one_way: false,
+            durations_ms: vec![None],
+        }],
+        max_partitions: 1,
+        ..FaultsSpec::default()
+    };
+    s.oracles = vec![
+        OracleSpec::Liveness { bound_ms: 10_600 },
+        OracleSpec::HolderCrashed,
+    ];
+    s
 }
 
 fn crashing_node(restart_after_ms: u64) -> FaultsSpec {
