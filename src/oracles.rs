@@ -98,7 +98,7 @@ fn gone(world: &RedisWorld, state: &WorldState, p: ProcessId, client: &LockClien
                 .any(|(rule, _)| world.faults.partitions[*rule].blocks(p, n))
         })
         .count();
-    cut >= nodes.len() / 2 + 1
+    cut > nodes.len() / 2
 }
 
 /// Whether a client is gone (down or cut off) while some Redis node still stores a lock key
