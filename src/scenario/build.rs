@@ -355,7 +355,12 @@ impl Scenario {
             let field = format!("network.links[{i}]");
             let a = names.id(&o.between[0], &format!("{field}.between"))?;
             let b = names.id(&o.between[1], &format!("{field}.between"))?;
-            network = network.with_both(a, b, link(&o.delays_ms, &format!("{field}.delays_ms"))?);
+            let spec = link(&o.delays_ms, &format!("{field}.delays_ms"))?;
+            network = if o.one_way {
+                network.with_link(a, b, spec)
+            } else {
+                network.with_both(a, b, spec)
+            };
         }
         Ok(network)
     }

@@ -12,6 +12,8 @@ pub fn all() -> Vec<Scenario> {
         fencing_prevents_damage(),
         single_node_holder_crash(),
         single_node_holder_partitioned(),
+        plain_del_late_unlock(),
+        owner_checked_late_unlock(),
         restart_without_persistence(),
         delayed_restart(),
         failover_loses_lock(),
@@ -247,6 +249,75 @@ pub fn single_node_holder_partitioned() -> Scenario {
         OracleSpec::Liveness { bound_ms: 10_600 },
         OracleSpec::HolderCrashed,
     ];
+    s
+}
+
+/// Three clients; a message from client-1 to the node may take 12 s, so its unlock can
+/// arrive after its TTL, when client-2 holds the lock (and client-3 is waiting).
+fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
+    // Client-1 waits 15 s for an answer (longer than its slow path), so a slow request is
+    // not retried over and over.
+    let with = |name: &str, work_ms: u64, start| {
+        let mut protocol = single_node("redis", 10_000);
+        if let ProtocolSpec::SingleNode {
+            release: r,
+            request_timeout_ms,
+            ..
+        } = &mut protocol
+        {
+            *r = release;
+            if name == "client-1" {
+                *request_timeout_ms = 15_000;
+            }
+        }
+        client(name, protocol, &[work_ms], start)
+    };
+    Scenario {
+        name: name.into(),
+        description: description.into(),
+        nodes: vec![node("redis")],
+        sentinel: None,
+        clients: vec![
+            with("client-1", 5_000, 0),
+            with("client-2", 9_000, 100),
+            with("client-3", 1_000, 200),
+        ],
+        account: None,
+        token_service: false,
+        network: NetworkSpec {
+            links: vec![LinkOverride {
+                between: ["client-1".into(), "redis".into()],
+                delays_ms: vec![1, 12_000],
+                one_way: true,
+            }],
+            ..NetworkSpec::default()
+        },
+        faults: FaultsSpec::default(),
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: Expected::Violated {
+            oracle: "me-lock".into(),
+        },
+    }
+}
+
+/// The plain-`DEL` release bug: a late unlock deletes the next holder's lock.
+pub fn plain_del_late_unlock() -> Scenario {
+    late_unlock(
+        "single-node-plain-del-late-unlock",
+        "release with a plain DEL: client-1's unlock arrives 12 s late and deletes client-2's lock; client-3 acquires while client-2 holds",
+        Release::PlainDel,
+    )
+}
+
+/// The same late unlock with the owner-checked release: it deletes nothing. Safe.
+pub fn owner_checked_late_unlock() -> Scenario {
+    let mut s = late_unlock(
+        "single-node-owner-checked-late-unlock",
+        "the same late unlock with the owner-checked release script: it finds another owner and deletes nothing",
+        Release::OwnerChecked,
+    );
+    s.expect = Expected::Safe;
     s
 }
 
@@ -533,6 +604,7 @@ fn seed_000_redlock(name: &str, description: &str, faults: FaultsSpec) -> Scenar
             ["p1", "p2"].iter().map(move |c| LinkOverride {
                 between: [c.to_string(), remote.to_string()],
                 delays_ms: vec![30],
+                one_way: false,
             })
         })
         .collect();

@@ -308,12 +308,14 @@ pub struct NetworkSpec {
     pub links: Vec<LinkOverride>,
 }
 
-/// The delays between two processes, both ways.
+/// The delays between two processes, both ways (or only from the first to the second).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkOverride {
     pub between: [String; 2],
     pub delays_ms: Vec<u64>,
+    #[serde(default)]
+    pub one_way: bool,
 }
 
 impl Default for NetworkSpec {
