@@ -74,7 +74,7 @@ impl<S, T> ProcState<S, T> {
 pub struct WorldState<S, M, T> {
     pub now_ms: u64,
     pub procs: Vec<ProcState<S, T>>,
-    /// Messages in the network, in send order.
+    /// Messages in the network, grouped by link (from, to), in send order within a link.
     pub in_flight: Vec<InFlight<M>>,
     /// Messages whose delay is still to be chosen, in send order.
     pub unrouted: Vec<Unrouted<M>>,

@@ -407,12 +407,20 @@ impl<A: Actor> World<A> {
         if cut || !state.procs[m.to].is_up() {
             return;
         }
-        state.in_flight.push(InFlight {
-            from: m.from,
-            to: m.to,
-            msg: m.msg,
-            due_ms: state.now_ms + delay_ms,
-        });
+        // Messages in flight are kept grouped by link, in send order within a link: only the
+        // order within a link means anything, so states that differ only in how independent
+        // links interleave are one state.
+        let link = (m.from, m.to);
+        let at = state.in_flight.partition_point(|x| (x.from, x.to) <= link);
+        state.in_flight.insert(
+            at,
+            InFlight {
+                from: m.from,
+                to: m.to,
+                msg: m.msg,
+                due_ms: state.now_ms + delay_ms,
+            },
+        );
     }
 
     /// Smaller variants of a fault or delay choice, for the shrinker.
