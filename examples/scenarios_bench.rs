@@ -29,9 +29,12 @@ fn main() {
         let checked = check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build");
         let seconds = started.elapsed().as_secs_f64();
         let stats = checked.report.stats;
-        let verdict = match checked.violated() {
-            Some(oracle) => format!("{oracle} violated"),
-            None => format!("safe ({})", checked.report.outcome),
+        let verdict = match (checked.violated(), checked.report.outcome) {
+            (Some(oracle), lockcheck_sim::Outcome::LimitReached(limit)) => {
+                format!("{oracle} violated; {limit} reached before the space was covered")
+            }
+            (Some(oracle), _) => format!("{oracle} violated"),
+            (None, outcome) => format!("safe ({outcome})"),
         };
         println!(
             "{:<40} {:>10} {:>12.0} {:>10.1} {:>9.3}  {verdict}",
