@@ -130,7 +130,8 @@ fn pinned_unique_state_count_of_the_small_lease_world() {
     assert_eq!(report.outcome, Outcome::Complete);
     assert_eq!(report.stats.unique_states, PINNED_SMALL_LEASE_STATES);
 }
-const PINNED_SMALL_LEASE_STATES: u64 = 749;
+// 749 before messages in flight were grouped by link (which merges equivalent states).
+const PINNED_SMALL_LEASE_STATES: u64 = 740;
 
 #[test]
 fn random_walks_find_the_violation_from_a_seed_and_the_trace_replays() {
