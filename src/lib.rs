@@ -5,8 +5,12 @@
 //! search's wall time. Scenarios, oracles, reports and the command line build on it.
 
 pub mod check;
+pub mod cli;
 pub mod oracles;
+pub mod report;
 pub mod scenario;
+#[cfg(feature = "proptest")]
+pub mod testing;
 pub mod wall_clock;
 
 pub use lockcheck_model as model;

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod builtin;
+pub mod duration;
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::redlock::Dispatch;
@@ -46,6 +47,7 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct ClockSpecDe {
     #[serde(default)]
+    #[serde(deserialize_with = "duration::signed_ms")]
     pub offset_ms: i64,
     #[serde(default)]
     pub drift_ppm: i64,
@@ -65,6 +67,7 @@ pub struct NodeSpec {
     #[serde(default)]
     pub min_replicas_to_write: u32,
     #[serde(default)]
+    #[serde(deserialize_with = "duration::opt_ms")]
     pub repl_ack_every_ms: Option<u64>,
 }
 
@@ -96,7 +99,9 @@ fn no_persistence() -> PersistenceDe {
 #[serde(deny_unknown_fields)]
 pub struct SentinelSpec {
     pub master: String,
+    #[serde(deserialize_with = "duration::ms")]
     pub ping_every_ms: u64,
+    #[serde(deserialize_with = "duration::ms")]
     pub down_after_ms: u64,
 }
 
@@ -120,14 +125,18 @@ pub struct ClientSpec {
 pub enum ProtocolSpec {
     SingleNode {
         node: String,
+        #[serde(deserialize_with = "duration::ms")]
         ttl_ms: u64,
         #[serde(default = "owner_checked")]
         release: Release,
         #[serde(default = "default_retry_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         retry_ms: u64,
         #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
         acquire_timeout_ms: Option<u64>,
         #[serde(default = "default_request_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         request_timeout_ms: u64,
         /// Fenced acquire: `INCR` this counter key on the node for the token.
         #[serde(default)]
@@ -144,6 +153,7 @@ pub enum ProtocolSpec {
     Redlock {
         nodes: Vec<String>,
         #[serde(default = "default_watchdog_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         ttl_ms: u64,
         /// The drift factor in parts per million of the TTL (seed 000: 0.01 = 10,000).
         #[serde(default = "default_drift_ppm")]
@@ -153,11 +163,14 @@ pub enum ProtocolSpec {
         #[serde(default = "sequential")]
         dispatch: Dispatch,
         #[serde(default = "default_node_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         node_timeout_ms: u64,
         /// Retry delay; several values: a random choice among them.
         #[serde(default = "default_redlock_retry")]
+        #[serde(deserialize_with = "duration::vec_ms")]
         retry_ms: Vec<u64>,
         #[serde(default = "default_acquire_timeout")]
+        #[serde(deserialize_with = "duration::opt_ms")]
         acquire_timeout_ms: Option<u64>,
         #[serde(default)]
         watchdog: Option<WatchdogSpec>,
@@ -169,14 +182,18 @@ pub enum ProtocolSpec {
         node: String,
         /// An explicit lease (no watchdog); `null`: `lock()` with the watchdog.
         #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
         lease_ms: Option<u64>,
         #[serde(default = "default_watchdog_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         watchdog_timeout_ms: u64,
         #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
         wait_ms: Option<u64>,
         #[serde(default = "default_generation")]
         generation: Generation,
         #[serde(default = "default_redisson_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
         request_timeout_ms: u64,
     },
 }
@@ -192,6 +209,7 @@ pub struct WatchdogSpec {
     #[serde(default = "default_tries")]
     pub tries: u8,
     #[serde(default = "default_renew_timeout_ms")]
+    #[serde(deserialize_with = "duration::ms")]
     pub timeout_ms: u64,
     /// `any_answer`: seed 000's code as written (a renewal answering 0 still counts);
     /// `extended`: only a real extension counts.
@@ -258,7 +276,9 @@ pub struct WorkloadSpec {
     #[serde(default = "one")]
     pub rounds: u32,
     #[serde(default)]
+    #[serde(deserialize_with = "duration::ms")]
     pub start_after_ms: u64,
+    #[serde(deserialize_with = "duration::vec_ms")]
     pub work_ms: Vec<u64>,
     /// Read and debit the account each round.
     #[serde(default)]
@@ -298,6 +318,7 @@ fn default_balance() -> i64 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
+    #[serde(deserialize_with = "duration::vec_ms")]
     pub delays_ms: Vec<u64>,
     #[serde(default)]
     pub reordering: bool,
@@ -313,6 +334,7 @@ pub struct NetworkSpec {
 #[serde(deny_unknown_fields)]
 pub struct LinkOverride {
     pub between: [String; 2],
+    #[serde(deserialize_with = "duration::vec_ms")]
     pub delays_ms: Vec<u64>,
     #[serde(default)]
     pub one_way: bool,
@@ -357,6 +379,7 @@ pub struct FaultsSpec {
 #[serde(deny_unknown_fields)]
 pub struct PauseSpec {
     pub process: String,
+    #[serde(deserialize_with = "duration::vec_ms")]
     pub durations_ms: Vec<u64>,
 }
 
@@ -370,6 +393,7 @@ pub struct PartitionSpec {
     #[serde(default)]
     pub one_way: bool,
     /// How long it lasts; `null` (none): it never heals.
+    #[serde(deserialize_with = "duration::vec_opt_ms")]
     pub durations_ms: Vec<Option<u64>>,
 }
 
@@ -381,6 +405,7 @@ pub struct CrashSpec {
     #[serde(default)]
     pub power_loss: bool,
     /// Restart after this long; `null`: stays down.
+    #[serde(deserialize_with = "duration::vec_opt_ms")]
     pub restart_after_ms: Vec<Option<u64>>,
 }
 
@@ -388,6 +413,7 @@ pub struct CrashSpec {
 #[serde(deny_unknown_fields)]
 pub struct ClockStepSpec {
     pub process: String,
+    #[serde(deserialize_with = "duration::vec_signed_ms")]
     pub deltas_ms: Vec<i64>,
 }
 
@@ -400,6 +426,7 @@ pub struct ExploreSpec {
     #[serde(default = "default_max_states")]
     pub max_states: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "duration::opt_ms")]
     pub max_virtual_time_ms: Option<u64>,
     /// Random walks for random mode.
     #[serde(default = "default_seeds")]
@@ -438,6 +465,7 @@ pub enum OracleSpec {
     MeLock,
     MeResource,
     Liveness {
+        #[serde(deserialize_with = "duration::ms")]
         bound_ms: u64,
     },
     PauseWhileHolding,

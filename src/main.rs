@@ -1,0 +1,49 @@
+//! `lockcheck`: check, replay, shrink, sweep and explain distributed-lock scenarios.
+//! See `lockcheck --help`; the work is done in `lockcheck::cli`.
+
+use clap::Parser;
+use lockcheck::cli::{self, Cli, EXIT_BAD_INPUT};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Usage errors exit with 2, `--help` and `--version` with 0.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
+        }
+    };
+    let result = cli::run(&cli);
+    let mut stdout = std::io::stdout().lock();
+    match result {
+        Ok(out) => {
+            let _ = if cli.json {
+                writeln!(
+                    stdout,
+                    "{}",
+                    serde_json::to_string_pretty(&out.json).unwrap_or_default()
+                )
+            } else {
+                write!(stdout, "{}", out.text)
+            };
+            ExitCode::from(out.code)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            if cli.json {
+                let j = serde_json::json!({"error": {
+                    "message": e.message, "file": e.file, "line": e.line,
+                    "column": e.column, "field": e.field,
+                }});
+                let _ = writeln!(
+                    stdout,
+                    "{}",
+                    serde_json::to_string_pretty(&j).unwrap_or_default()
+                );
+            }
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! What lockcheck shows people and programs: a run as a text timeline and as a swimlane
+//! chart (SVG, or self-contained HTML), and a sweep as a table and a heat map.
+
+pub mod heatmap;
+pub mod swimlane;
+pub mod timeline;
+
+/// Escapes text for XML and HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `12345` ms as `12.345 s`.
+pub fn seconds(ms: u64) -> String {
+    format!("{}.{:03} s", ms / 1_000, ms % 1_000)
+}
