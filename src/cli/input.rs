@@ -130,7 +130,15 @@ pub fn scenario_from_toml(text: &str) -> Result<Scenario, InputError> {
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let field = (field != ".").then_some(field);
-        toml_error(text, e.inner(), field)
+        let mut err = toml_error(text, e.inner(), field.clone());
+        // Inside a tagged table (`[clients.protocol]`) the path stops at the table: find the
+        // key the message quotes, or the key whose value it quotes.
+        if let Some((f, at)) = field.and_then(|f| refine_toml(text, &f, &err.message)) {
+            err.field = Some(f);
+            err.line = Some(at.0);
+            err.column = Some(at.1);
+        }
+        err
     })?;
     validate(&scenario, |field| locate_toml(text, field))?;
     Ok(scenario)
@@ -190,6 +198,57 @@ fn validate(
             message: e.message.clone(),
         }
     })
+}
+
+/// A more precise field below the table at `path`, from a name or value the message quotes.
+fn refine_toml(text: &str, path: &str, message: &str) -> Option<(String, (usize, usize))> {
+    use toml::de::{DeTable, DeValue};
+    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).take(1).collect();
+    if quoted.is_empty() {
+        return None;
+    }
+    let root = DeTable::parse(text).ok()?;
+    let mut value: &DeValue = &DeValue::Table(root.get_ref().clone());
+    for segment in path.split('.') {
+        let (key, indices) = match segment.find('[') {
+            Some(i) => (&segment[..i], &segment[i..]),
+            None => (segment, ""),
+        };
+        if !key.is_empty() {
+            let DeValue::Table(t) = value else {
+                return None;
+            };
+            value = t
+                .iter()
+                .find(|(k, _)| k.get_ref().as_ref() == key)?
+                .1
+                .get_ref();
+        }
+        for index in indices.split(['[', ']']).filter(|s| !s.is_empty()) {
+            let DeValue::Array(items) = value else {
+                return None;
+            };
+            value = items.get(index.parse::<usize>().ok()?)?.get_ref();
+        }
+    }
+    let DeValue::Table(table) = value else {
+        return None;
+    };
+    for (k, v) in table.iter() {
+        let name = k.get_ref().as_ref();
+        let hit = quoted.contains(&name)
+            || match v.get_ref() {
+                DeValue::String(s) => quoted.contains(&s.as_ref()),
+                DeValue::Array(items) => items.iter().any(
+                    |i| matches!(i.get_ref(), DeValue::String(s) if quoted.contains(&s.as_ref())),
+                ),
+                _ => false,
+            };
+        if hit {
+            return Some((format!("{path}.{name}"), line_col(text, k.span().start)));
+        }
+    }
+    None
 }
 
 /// Where the field at `path` (`clients[1].protocol.node`) is written in `text`: the deepest
