@@ -180,6 +180,31 @@ impl Sweep {
                 escape(yname)
             );
         }
+        // Where the two parameters are equal (e.g. pause = ttl), when their ranges meet.
+        if let Some((yname, _)) = self.params.get(1) {
+            let points: Vec<String> = xs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, x)| {
+                    let j = ys.iter().position(|y| y == x)?;
+                    let px = left + cw * (i as f64 + 0.5);
+                    let py = top + ch * (ys.len() - 1 - j) as f64 + ch / 2.0;
+                    Some(format!("{px:.1},{py:.1}"))
+                })
+                .collect();
+            if points.len() >= 2 {
+                let last = points.last().expect("two points").clone();
+                let (lx, ly) = last.split_once(',').expect("x,y");
+                let _ = writeln!(
+                    s,
+                    r##"<g class="diagonal"><polyline points="{}" fill="none" stroke="#000" stroke-width="1.5" stroke-dasharray="5 3"/><text x="{lx}" y="{}" font-weight="bold" text-anchor="end">{} = {}</text></g>"##,
+                    points.join(" "),
+                    ly.parse::<f64>().unwrap_or(0.0) - 6.0,
+                    escape(yname),
+                    escape(&self.params[0].0)
+                );
+            }
+        }
         let lx = left + cw * xs.len() as f64 + 20.0;
         for (k, v) in [Verdict::Safe, Verdict::Violated, Verdict::Unknown]
             .iter()

@@ -311,7 +311,7 @@ impl Chart {
             s,
             r##"<text x="10" y="20" font-size="15" font-weight="bold">{}</text><text x="10" y="38" fill="#444">{}</text>"##,
             escape(&self.title),
-            escape(&self.subtitle)
+            escape(&clip(&self.subtitle, 170))
         );
         // Lanes.
         for (p, (name, kind)) in self.lanes.iter().enumerate() {
@@ -429,7 +429,7 @@ impl Chart {
                 r##"<line x1="{x:.1}" y1="{axis_y:.1}" x2="{x:.1}" y2="{:.1}" stroke="#000"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
                 axis_y + 5.0,
                 axis_y + 17.0,
-                crate::scenario::duration::format(t as i64)
+                axis_label(t, step)
             );
             t += step;
         }
@@ -456,7 +456,7 @@ impl Chart {
             s,
             "<h1>{}</h1>\n<p>{}</p>",
             escape(&self.title),
-            escape(&self.subtitle)
+            escape(&clip(&self.subtitle, 170))
         );
         s.push_str(&self.svg());
         s.push_str("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#d8d8d8\"></i>paused</span><span><i class=\"sw\" style=\"background:#555\"></i>crashed</span><span><i class=\"sw\" style=\"background:#2f6fdf;opacity:.55\"></i>lock key on a Redis node (owner's colour)</span><span><i class=\"sw\" style=\"background:#2f6fdf\"></i>a client believes it holds the lock</span><span><i class=\"sw\" style=\"background:#ff0000;opacity:.3\"></i>two holders: mutual exclusion broken</span><span>arrows: messages, sent to delivered</span></p>\n");
@@ -482,6 +482,31 @@ impl Chart {
         }
         s.push_str("</pre>\n</body>\n</html>\n");
         s
+    }
+}
+
+/// A tick's label: seconds once ticks are a second apart or more, else milliseconds.
+fn axis_label(t: u64, step: u64) -> String {
+    if step >= 1_000 && t.is_multiple_of(1_000) {
+        format!("{}s", t / 1_000)
+    } else if step >= 1_000 {
+        format!(
+            "{}s",
+            seconds(t).trim_end_matches(" s").trim_end_matches('0')
+        )
+    } else {
+        format!("{t}ms")
+    }
+}
+
+/// Cuts `text` to `max` characters, with an ellipsis.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut t: String = text.chars().take(max - 1).collect();
+        t.push('…');
+        t
     }
 }
 
