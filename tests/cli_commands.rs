@@ -219,6 +219,12 @@ fn a_limit_before_a_verdict_exits_three() {
         &["check", "seed-000-single-node", "--memory-limit", "1KiB"],
     );
     assert_eq!(out.code, 3, "{}", out.stdout);
+    let out = lockcheck_in(
+        &dir,
+        &["check", "seed-000-single-node", "--time-limit", "1ms"],
+    );
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(out.stdout.contains("wall-time limit"), "{}", out.stdout);
 }
 
 #[test]
@@ -604,6 +610,16 @@ fn boundary_finds_where_the_verdict_flips() {
     ));
     assert_eq!(j["flip"]["at_ms"], 9_108);
     assert_eq!(j["flip"]["below_ms"], 9_107);
+    assert_bad_input(
+        &lockcheck_in(&dir, &["boundary", SMALL, "--vary", "pause=3s,3s"]),
+        &["two different values"],
+    );
+    // A list in any order is the range from its least to its greatest value.
+    let j = json(&lockcheck_in(
+        &dir,
+        &["boundary", SMALL, "--vary", "pause=20s,0s", "--json"],
+    ));
+    assert_eq!(j["flip"]["at_ms"], 9_108);
     let out = lockcheck_in(&dir, &["boundary", SMALL, "--vary", "pause=0s..2s"]);
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains("does not flip"));

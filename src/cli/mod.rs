@@ -874,10 +874,17 @@ fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, InputError> {
 fn cmd_boundary(a: &BoundaryArgs, _json_out: bool) -> Result<Output, InputError> {
     let base = load_scenario(&a.scenario)?;
     let name = &a.vary.name;
-    let (mut lo, mut hi) = (
-        *a.vary.values.first().expect("a range has values"),
-        *a.vary.values.last().expect("a range has values"),
-    );
+    let (mut lo, mut hi) = match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
+        (Some(&lo), Some(&hi)) if lo < hi => (lo, hi),
+        _ => {
+            return Err(InputError {
+                field: Some(name.clone()),
+                ..InputError::new(
+                    "bisecting needs a range of two different values, e.g. pause=0s..60s",
+                )
+            })
+        }
+    };
     let mut checks = 0;
     let mut verdict_at = |x: u64| -> Result<(Verdict, Option<String>), InputError> {
         checks += 1;
