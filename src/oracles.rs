@@ -21,16 +21,14 @@ pub type RedisWorld = World<Process>;
 /// Its state.
 pub type WorldState = StateOf<Process>;
 
-/// The lock clients of a world: process id and configuration.
+/// The lock clients of a world (alone or inside a lock service): process id and
+/// configuration.
 pub fn clients(world: &RedisWorld) -> impl Iterator<Item = (ProcessId, &LockClient)> {
     world
         .processes
         .iter()
         .enumerate()
-        .filter_map(|(p, spec)| match &spec.actor {
-            Process::Client(c) => Some((p, c)),
-            _ => None,
-        })
+        .filter_map(|(p, spec)| spec.actor.lock_client().map(|c| (p, c)))
 }
 
 /// The keys client `p` believes it holds in `state`.
@@ -40,7 +38,7 @@ pub fn believed_keys<'w>(
     p: ProcessId,
     client: &'w LockClient,
 ) -> Vec<&'w [u8]> {
-    let Some(ProcessState::Client(s)) = state.actor(p) else {
+    let Some(s) = state.actor(p).and_then(ProcessState::as_client) else {
         return Vec::new();
     };
     let now = world.local_now(state, p);
@@ -76,9 +74,11 @@ pub fn paused_while_holding(world: &RedisWorld, state: &WorldState) -> bool {
 
 /// Whether some client's watchdog failed a renewal.
 pub fn renewal_failed(world: &RedisWorld, state: &WorldState) -> bool {
-    clients(world).any(|(p, c)| match state.actor(p) {
-        Some(ProcessState::Client(s)) => c.failed_renewals(s) > 0,
-        _ => false,
+    clients(world).any(|(p, c)| {
+        state
+            .actor(p)
+            .and_then(ProcessState::as_client)
+            .is_some_and(|s| c.failed_renewals(s) > 0)
     })
 }
 

@@ -4,7 +4,9 @@
 //! order_lock service-a`, `retry (lock 0)`: a person reading a counterexample should see
 //! the commands and replies they would see in `redis-cli` or a client log.
 
-use crate::msg::{ClientTimer, LockTimer, Msg, ResourceOp, ResourceReply, Timer};
+use crate::msg::{
+    ClientTimer, DetectorTimer, LockTimer, Msg, ResourceOp, ResourceReply, ServiceTimer, Timer,
+};
 use crate::redis::{Command, Reply, ScriptKind};
 
 fn text(bytes: &[u8]) -> String {
@@ -111,6 +113,7 @@ pub fn msg(m: &Msg) -> String {
         }
         Msg::NextToken => "next token?".to_string(),
         Msg::Token(t) => format!("token {t}"),
+        Msg::AbortRound => "deadlock victim: abort".to_string(),
     }
 }
 
@@ -128,6 +131,11 @@ pub fn timer(t: &Timer) -> String {
         Timer::ScriptStep(i) => format!("script step {i}"),
         Timer::Client(ClientTimer::Start) => "start round".to_string(),
         Timer::Client(ClientTimer::Work) => "work done".to_string(),
+        Timer::Detector(DetectorTimer::Tick) => "detect deadlocks".to_string(),
+        Timer::Detector(DetectorTimer::ReadTimeout) => "detector read timed out".to_string(),
+        Timer::Detector(DetectorTimer::ReportDone) | Timer::Service(ServiceTimer::ReportDone) => {
+            "report done".to_string()
+        }
         Timer::Client(ClientTimer::Lock { lock, timer }) => {
             let what = match timer {
                 LockTimer::RequestTimeout(tag) => format!("request {tag} timed out"),

@@ -59,6 +59,8 @@ pub enum Msg {
     NextToken,
     /// The token service's answer.
     Token(u64),
+    /// A deadlock detector to its victim: stop believing, release your locks, end the round.
+    AbortRound,
 }
 
 /// An operation on the protected resource (an account).
@@ -105,6 +107,28 @@ pub enum Timer {
     ScriptStep(usize),
     /// A lock client's business timer.
     Client(ClientTimer),
+    /// A shared deadlock detector's timer.
+    Detector(DetectorTimer),
+    /// A timer of seed 000's lock service around a client (its detector's report).
+    Service(ServiceTimer),
+}
+
+/// Timers of a shared deadlock detector.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DetectorTimer {
+    /// Start a detection round.
+    Tick,
+    /// A read got no answer in time: abandon the round.
+    ReadTimeout,
+    /// The report made at this instant is over.
+    ReportDone,
+}
+
+/// Timers of seed 000's lock service around a client.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ServiceTimer {
+    /// The in-process detector's report made at this instant is over.
+    ReportDone,
 }
 
 /// Timers of a lock client.

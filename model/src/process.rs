@@ -3,6 +3,8 @@
 //! Each kind is an [`Actor`] of its own; [`Process`] dispatches to it, and [`ProcessState`]
 //! holds its state. Lock clients, the detector and the protected resource join here.
 
+use crate::lock::detector::{Detector, DetectorState};
+use crate::lock::service::{LockService, ServiceState};
 use crate::lock::{ClientState, LockClient};
 use crate::msg::{Msg, Timer};
 use crate::node::{Ctx, NodeState, RedisNode};
@@ -21,6 +23,10 @@ pub enum Process {
     Client(LockClient),
     Account(Account),
     Tokens(TokenService),
+    /// A lock client inside seed 000's lock service (in-process detector, wait-edge keys).
+    Service(LockService),
+    /// A shared deadlock detector.
+    Detector(Detector),
 }
 
 /// The state of any process of a Redis world.
@@ -32,6 +38,8 @@ pub enum ProcessState {
     Client(ClientState),
     Account(AccountState),
     Tokens(u64),
+    Service(ServiceState),
+    Detector(DetectorState),
 }
 
 impl ProcessState {
@@ -53,15 +61,40 @@ impl ProcessState {
             _ => None,
         }
     }
+    /// A lock client's state, whether it runs alone or inside a lock service.
     pub fn as_client(&self) -> Option<&ClientState> {
         match self {
             ProcessState::Client(s) => Some(s),
+            ProcessState::Service(s) => Some(&s.client),
+            _ => None,
+        }
+    }
+    pub fn as_service(&self) -> Option<&ServiceState> {
+        match self {
+            ProcessState::Service(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_detector(&self) -> Option<&DetectorState> {
+        match self {
+            ProcessState::Detector(s) => Some(s),
             _ => None,
         }
     }
     pub fn as_account(&self) -> Option<&AccountState> {
         match self {
             ProcessState::Account(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl Process {
+    /// The lock client of this process, whether it runs alone or inside a lock service.
+    pub fn lock_client(&self) -> Option<&LockClient> {
+        match self {
+            Process::Client(c) => Some(c),
+            Process::Service(s) => Some(&s.client),
             _ => None,
         }
     }
@@ -77,6 +110,8 @@ macro_rules! dispatch {
             (Process::Client($actor), ProcessState::Client($s)) => $body,
             (Process::Account($actor), ProcessState::Account($s)) => $body,
             (Process::Tokens($actor), ProcessState::Tokens($s)) => $body,
+            (Process::Service($actor), ProcessState::Service($s)) => $body,
+            (Process::Detector($actor), ProcessState::Detector($s)) => $body,
             (process, state) => {
                 panic!("internal bug: {process:?} with the state of another kind: {state:?}")
             }
@@ -97,6 +132,8 @@ impl Actor for Process {
             Process::Client(a) => ProcessState::Client(a.on_start(ctx)),
             Process::Account(a) => ProcessState::Account(a.on_start(ctx)),
             Process::Tokens(a) => ProcessState::Tokens(a.on_start(ctx)),
+            Process::Service(a) => ProcessState::Service(a.on_start(ctx)),
+            Process::Detector(a) => ProcessState::Detector(a.on_start(ctx)),
         }
     }
 

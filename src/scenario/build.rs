@@ -1,11 +1,12 @@
 //! From a scenario to a world: names resolved to process ids, every reference checked.
 //!
 //! Processes are laid out in a fixed order: Redis nodes, Sentinel, the account, the token
-//! service, then the clients. Any reference to a missing name, a duplicate name or an
+//! service, the clients, then shared deadlock detectors. Any reference to a missing name, a duplicate name or an
 //! impossible value is a [`ScenarioError`] naming the field, never a panic.
 
 use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, OracleSpec, ProtocolSpec, Scenario};
 use crate::oracles::{self, RedisWorld};
+use crate::wait_for;
 use lockcheck_model::lock::redisson::Redisson;
 use lockcheck_model::lock::redlock::Redlock;
 use lockcheck_model::lock::redlock::Watchdog;
@@ -37,7 +38,7 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-fn error(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+pub(super) fn error(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError {
         field: field.into(),
         message: message.into(),
@@ -45,10 +46,10 @@ fn error(field: impl Into<String>, message: impl Into<String>) -> ScenarioError 
 }
 
 /// Process names and ids of a scenario being built.
-struct Names(Vec<String>);
+pub(super) struct Names(Vec<String>);
 
 impl Names {
-    fn id(&self, name: &str, field: &str) -> Result<ProcessId, ScenarioError> {
+    pub(super) fn id(&self, name: &str, field: &str) -> Result<ProcessId, ScenarioError> {
         self.0
             .iter()
             .position(|n| n == name)
@@ -92,16 +93,13 @@ impl Scenario {
         if self.token_service {
             processes.push(plain("tokens", Process::Tokens(TokenService)));
         }
+        self.check_services()?;
         for (i, c) in self.clients.iter().enumerate() {
             let client = self.client(c, i, &names)?;
-            processes.push(spec(
-                &c.name,
-                Process::Client(client),
-                c.clock,
-                i,
-                "clients",
-            )?);
+            let process = self.client_process(i, client, &names)?;
+            processes.push(spec(&c.name, process, c.clock, i, "clients")?);
         }
+        processes.extend(self.detector_processes(&names)?);
         let world = World::new(self.name.clone(), processes)
             .with_network(self.network(&names)?)
             .with_faults(self.faults.envelope(&names)?);
@@ -124,6 +122,7 @@ impl Scenario {
             names.push("tokens".into());
         }
         names.extend(self.clients.iter().map(|c| c.name.clone()));
+        names.extend(self.detector_names());
         for (i, name) in names.iter().enumerate() {
             if names[..i].contains(name) {
                 return Err(error("name", format!("two processes are named `{name}`")));
@@ -410,6 +409,11 @@ fn oracle(o: &OracleSpec) -> Property<RedisWorld> {
         OracleSpec::RenewalFailed => oracles::renewal_failure(),
         OracleSpec::HolderCrashed => oracles::holder_crashed(),
         OracleSpec::LockOverlap => oracles::lock_overlap(),
+        OracleSpec::DetectorFalsePositive => wait_for::false_positive(),
+        OracleSpec::DetectorFalseNegative { bound_ms } => wait_for::false_negative(*bound_ms),
+        OracleSpec::DeadlockLiveness { bound_ms } => wait_for::deadlock_liveness(*bound_ms),
+        OracleSpec::DeadlockFormed => wait_for::deadlock_formed(),
+        OracleSpec::DetectorReported => wait_for::detector_reported(),
     }
 }
 

@@ -30,6 +30,9 @@ pub fn all() -> Vec<Scenario> {
         redlock_bounded_drift_safe(),
         redlock_drift_beyond_factor(),
     ]
+    .into_iter()
+    .chain(super::builtin_detector::all())
+    .collect()
 }
 
 /// The built-in scenario called `name`.
@@ -111,6 +114,7 @@ pub fn seed_000_single_node() -> Scenario {
         ],
         account: None,
         token_service: false,
+        detection: None,
         network: NetworkSpec {
             delays_ms: vec![1, 20],
             ..NetworkSpec::default()
@@ -143,6 +147,7 @@ pub fn kleppmann_pause_past_lease() -> Scenario {
             conditional_debit: false,
         }),
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: pause("client-1", &[15_000], 1),
         explore: ExploreSpec::default(),
@@ -184,6 +189,7 @@ pub fn fencing_prevents_damage() -> Scenario {
             conditional_debit: false,
         }),
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: pause("client-1", &[15_000], 1),
         explore: ExploreSpec::default(),
@@ -209,6 +215,7 @@ pub fn single_node_holder_crash() -> Scenario {
         ],
         account: None,
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: FaultsSpec {
             crashes: vec![CrashSpec {
@@ -284,6 +291,7 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
         ],
         account: None,
         token_service: false,
+        detection: None,
         network: NetworkSpec {
             links: vec![LinkOverride {
                 between: ["client-1".into(), "redis".into()],
@@ -346,6 +354,7 @@ pub fn restart_without_persistence() -> Scenario {
         ],
         account: None,
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: crashing_node(1_000),
         explore: ExploreSpec::default(),
@@ -399,6 +408,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
         clients: vec![via_sentinel("client-1", 0), via_sentinel("client-2", 100)],
         account: None,
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: FaultsSpec {
             partitions: vec![PartitionSpec {
@@ -517,6 +527,7 @@ pub fn seed_003_incident() -> Scenario {
             conditional_debit: false,
         }),
         token_service: false,
+        detection: None,
         network: NetworkSpec::default(),
         faults: FaultsSpec {
             pauses: vec![
@@ -626,6 +637,7 @@ fn seed_000_redlock(name: &str, description: &str, faults: FaultsSpec) -> Scenar
             conditional_debit: false,
         }),
         token_service: false,
+        detection: None,
         network: NetworkSpec {
             links,
             ..NetworkSpec::default()

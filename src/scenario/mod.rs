@@ -7,6 +7,8 @@
 
 pub mod build;
 pub mod builtin;
+pub mod builtin_detector;
+pub mod detection;
 pub mod duration;
 
 use lockcheck_model::lock::redisson::Generation;
@@ -39,6 +41,9 @@ pub struct Scenario {
     #[serde(default)]
     pub explore: ExploreSpec,
     pub oracles: Vec<OracleSpec>,
+    /// Deadlock detection: seed 000's lock service around clients, shared detectors.
+    #[serde(default)]
+    pub detection: Option<detection::DetectionSpec>,
     pub expect: Expected,
 }
 
@@ -473,6 +478,20 @@ pub enum OracleSpec {
     HolderCrashed,
     /// Witness: two clients did believe they held the same lock at once.
     LockOverlap,
+    /// A detector reported a cycle the true wait-for graph does not have at report time.
+    DetectorFalsePositive,
+    /// A true deadlock lasted `bound_ms` without being reported.
+    DetectorFalseNegative {
+        bound_ms: u64,
+    },
+    /// A true deadlock was not gone within `bound_ms`.
+    DeadlockLiveness {
+        bound_ms: u64,
+    },
+    /// Witness: a deadlock formed.
+    DeadlockFormed,
+    /// Witness: a detector reported a cycle.
+    DetectorReported,
 }
 
 /// The verdict a scenario is expected to get.

@@ -110,6 +110,17 @@ impl LockClient {
             .sum()
     }
 
+    /// A deadlock detector's cooperative abort: if the client is acquiring, it stops
+    /// believing it holds this round's locks, releases them (the one being acquired too, in
+    /// case the grant is on its way) in reverse order, and counts the round as given up.
+    pub fn abort(&self, state: &mut ClientState, ctx: &mut Ctx) {
+        if let Phase::Acquiring(i) = state.phase {
+            state.gave_up += 1;
+            state.held.iter_mut().for_each(|h| *h = None);
+            self.release(state, i, ctx);
+        }
+    }
+
     fn io<'a>(&'a self, ctx: &'a mut Ctx, lock: u8) -> LockIo<'a> {
         LockIo {
             ctx,

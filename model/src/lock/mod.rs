@@ -9,13 +9,17 @@
 //!   fenced acquire;
 //! - [`redlock`]: Redlock as seed 000 writes it and as the Redis documentation specifies it,
 //!   with seed 000's watchdog;
-//! - [`redisson`]: Redisson's RLock with its watchdog, both renewal generations.
+//! - [`redisson`]: Redisson's RLock with its watchdog, both renewal generations;
+//! - [`service`] and [`detector`]: seed 000's lock service with its in-process deadlock
+//!   detector, wait-edge keys, and a shared detector process.
 
 pub mod client;
+pub mod detector;
 pub mod engine;
 pub mod protocol;
 pub mod redisson;
 pub mod redlock;
+pub mod service;
 pub mod single;
 
 pub use client::{ClientState, Fencing, Held, LockClient, Phase, Workload};

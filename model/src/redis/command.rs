@@ -16,6 +16,7 @@ use super::scripts::LockScript;
 pub enum CommandName {
     Set,
     Get,
+    MGet,
     Del,
     Exists,
     PExpire,
@@ -35,9 +36,10 @@ pub enum CommandName {
 
 impl CommandName {
     /// Every known command.
-    pub const ALL: [CommandName; 17] = [
+    pub const ALL: [CommandName; 18] = [
         CommandName::Set,
         CommandName::Get,
+        CommandName::MGet,
         CommandName::Del,
         CommandName::Exists,
         CommandName::PExpire,
@@ -75,6 +77,7 @@ impl CommandName {
         match self {
             CommandName::Set => ("set", -3, true),
             CommandName::Get => ("get", 2, false),
+            CommandName::MGet => ("mget", -2, false),
             CommandName::Del => ("del", -2, true),
             CommandName::Exists => ("exists", -2, false),
             CommandName::PExpire => ("pexpire", -3, true),
@@ -171,6 +174,11 @@ pub enum Command {
     Get {
         key: Vec<u8>,
     },
+    /// `MGET`: every key's string value, nil for a missing key or another type, at one
+    /// instant.
+    MGet {
+        keys: Vec<Vec<u8>>,
+    },
     Del {
         keys: Vec<Vec<u8>>,
     },
@@ -242,6 +250,7 @@ impl Command {
         match self {
             Command::Set(_) => CommandName::Set,
             Command::Get { .. } => CommandName::Get,
+            Command::MGet { .. } => CommandName::MGet,
             Command::Del { .. } => CommandName::Del,
             Command::Exists { .. } => CommandName::Exists,
             Command::PExpire { .. } => CommandName::PExpire,
@@ -290,7 +299,9 @@ impl Command {
             | Command::PTtl { key }
             | Command::Incr { key }
             | Command::HKeys { key } => argv.push(key.clone()),
-            Command::Del { keys } | Command::Exists { keys } => argv.extend(keys.iter().cloned()),
+            Command::Del { keys } | Command::Exists { keys } | Command::MGet { keys } => {
+                argv.extend(keys.iter().cloned())
+            }
             Command::Subscribe { channels } => argv.extend(channels.iter().cloned()),
             Command::PExpire {
                 key,

@@ -114,6 +114,11 @@ impl Ctx<'_> {
         match cmd {
             Command::Set(set) => self.set(set),
             Command::Get { key } => Ok(Reply::Bulk(self.read_string(key)?)),
+            Command::MGet { keys } => Ok(Reply::Array(Some(
+                keys.iter()
+                    .map(|key| Reply::Bulk(self.read_string(key).unwrap_or(None)))
+                    .collect(),
+            ))),
             Command::Del { keys } => Ok(self.del(keys)),
             Command::Exists { keys } => Ok(self.exists(keys)),
             Command::PExpire {

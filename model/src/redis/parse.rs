@@ -51,6 +51,9 @@ fn parse_known(name: CommandName, argv: &[Vec<u8>]) -> Result<Command, String> {
     Ok(match name {
         CommandName::Set => Command::Set(parse_set(argv)?),
         CommandName::Get => Command::Get { key },
+        CommandName::MGet => Command::MGet {
+            keys: rest(argv, 1),
+        },
         CommandName::Del => Command::Del {
             keys: rest(argv, 1),
         },
