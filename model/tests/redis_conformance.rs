@@ -15,7 +15,7 @@ mod support;
 
 use lockcheck_model::redis::{Command, Keyspace, LockScript, Reply, Role, Value};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use support::real_redis::{agree, request, request_words, RealRedis};
@@ -439,9 +439,11 @@ fn run_case(
 fn random_command_sequences_get_the_same_replies_from_the_model_and_a_real_server() {
     let server = RealRedis::start();
     let con = RefCell::new(server.connection());
+    // A fixed seed: the coverage check below must not depend on luck.
     let config = Config {
         cases: 96,
         failure_persistence: None,
+        rng_seed: RngSeed::Fixed(0x10c_c4ec),
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
