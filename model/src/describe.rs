@@ -134,7 +134,7 @@ pub fn timer(t: &Timer) -> String {
         Timer::Detector(DetectorTimer::Tick) => "detect deadlocks".to_string(),
         Timer::Detector(DetectorTimer::ReadTimeout) => "detector read timed out".to_string(),
         Timer::Detector(DetectorTimer::ReportDone) | Timer::Service(ServiceTimer::ReportDone) => {
-            "report done".to_string()
+            "detector report over".to_string()
         }
         Timer::Client(ClientTimer::Lock { lock, timer }) => {
             let what = match timer {

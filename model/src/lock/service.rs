@@ -24,7 +24,7 @@ use super::engine::{request_id, split_request_id};
 use crate::msg::{ClientTimer, LockTimer, Msg, ServiceTimer, Timer};
 use crate::node::Ctx;
 use crate::redis::{Command, LockScript, Set, SetExpiry};
-use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
+use lockcheck_sim::world::{Actor, LocalNow, ProcessId, TimerEffect};
 use lockcheck_sim::FpHasher;
 use std::hash::Hash;
 
@@ -71,6 +71,32 @@ impl LockService {
             phase: c.phase,
             held: c.held.iter().map(Option::is_some).collect(),
             gave_up: c.gave_up,
+        }
+    }
+
+    /// Runs one step of the client, registers what it did, and sends the service's own
+    /// requests *before* the client's (the seed registers and detects before it calls
+    /// `acquire_lock`).
+    fn run(
+        &self,
+        state: &mut ServiceState,
+        ctx: &mut Ctx,
+        step: impl FnOnce(&LockClient, &mut ClientState, &mut Ctx),
+    ) {
+        let before = Self::before(state);
+        let mut inner = Ctx::new(ctx.me(), ctx.local_now());
+        step(&self.client, &mut state.client, &mut inner);
+        self.observe(state, before, ctx);
+        let (sends, timers) = inner.into_effects();
+        for (to, msg) in sends {
+            ctx.send(to, msg);
+        }
+        for timer in timers {
+            match timer {
+                TimerEffect::Set { timer, after_ms } => ctx.set_timer(timer, after_ms),
+                TimerEffect::SetAmong { timer, after_ms } => ctx.set_timer_among(timer, after_ms),
+                TimerEffect::Cancel(timer) => ctx.cancel_timer(timer),
+            }
         }
     }
 
@@ -161,16 +187,8 @@ impl Actor for LockService {
     fn on_message(&self, state: &mut ServiceState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
         match msg {
             Msg::Response { id, .. } if split_request_id(id).0 == SERVICE_LOCK => {}
-            Msg::AbortRound => {
-                let before = Self::before(state);
-                self.client.abort(&mut state.client, ctx);
-                self.observe(state, before, ctx);
-            }
-            msg => {
-                let before = Self::before(state);
-                self.client.on_message(&mut state.client, from, msg, ctx);
-                self.observe(state, before, ctx);
-            }
+            Msg::AbortRound => self.run(state, ctx, |c, s, ctx| c.abort(s, ctx)),
+            msg => self.run(state, ctx, |c, s, ctx| c.on_message(s, from, msg, ctx)),
         }
     }
 
@@ -188,9 +206,7 @@ impl Actor for LockService {
                         self.attempt(state, lock, ctx);
                     }
                 }
-                let before = Self::before(state);
-                self.client.on_timer(&mut state.client, timer, ctx);
-                self.observe(state, before, ctx);
+                self.run(state, ctx, |c, s, ctx| c.on_timer(s, timer, ctx));
             }
         }
     }
