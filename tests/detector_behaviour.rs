@@ -230,3 +230,15 @@ fn detector_scenarios_check_exhaustively_within_a_small_state_budget() {
         );
     }
 }
+
+#[test]
+fn detector_durations_take_units_like_every_other_duration_in_scenario_files() {
+    let json = r#"{"name":"d","node":"redis","interval_ms":"1.5s","reads":"separate",
+        "resolution":"abort_victim","request_timeout_ms":"200ms"}"#;
+    let d: DetectorSpec = serde_json::from_str(json).unwrap();
+    assert_eq!((d.interval_ms, d.request_timeout_ms), (1_500, 200));
+    assert_eq!(
+        (d.reads, d.resolution),
+        (Reads::Separate, Resolution::AbortVictim)
+    );
+}

@@ -2,10 +2,12 @@
 //! its in-process detector, or writing wait-edge keys for a shared detector), and the shared
 //! detector processes.
 //!
-//! Shared detectors come after the clients in process order; each watches every client that
+//! Durations take units as everywhere in scenario files (`ttl_ms = "1.5s"`). Shared
+//! detectors come after the clients in process order; each watches every client that
 //! writes wait-edge keys and every lock those clients use.
 
 use super::build::{error, Names, ScenarioError};
+use super::duration;
 use super::Scenario;
 use lockcheck_model::lock::detector::{
     Detector, LocalDetector, Reads, Resolution, WaitRecord, SEED_MAX_CHAIN,
@@ -58,6 +60,7 @@ pub struct LocalDetectorSpec {
 #[serde(deny_unknown_fields)]
 pub struct WaitEdgesSpec {
     pub node: String,
+    #[serde(deserialize_with = "duration::ms")]
     pub ttl_ms: u64,
 }
 
@@ -68,8 +71,10 @@ pub struct DetectorSpec {
     pub name: String,
     /// The Redis node with the lock and wait-edge keys.
     pub node: String,
+    #[serde(deserialize_with = "duration::ms")]
     pub interval_ms: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "duration::ms")]
     pub start_after_ms: u64,
     /// `atomic` (one `MGET`) or `separate` (one `GET` per key).
     pub reads: Reads,
@@ -81,6 +86,7 @@ pub struct DetectorSpec {
     #[serde(default = "seed_max_chain")]
     pub max_chain: usize,
     #[serde(default = "default_request_timeout_ms")]
+    #[serde(deserialize_with = "duration::ms")]
     pub request_timeout_ms: u64,
 }
 

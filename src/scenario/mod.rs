@@ -482,10 +482,12 @@ pub enum OracleSpec {
     DetectorFalsePositive,
     /// A true deadlock lasted `bound_ms` without being reported.
     DetectorFalseNegative {
+        #[serde(deserialize_with = "duration::ms")]
         bound_ms: u64,
     },
     /// A true deadlock was not gone within `bound_ms`.
     DeadlockLiveness {
+        #[serde(deserialize_with = "duration::ms")]
         bound_ms: u64,
     },
     /// Witness: a deadlock formed.
