@@ -1,7 +1,7 @@
 //! Deadlock detectors: seed 000's cycle search and records, the true wait-for graph, the
 //! finding about seed 000's detector, and detector scenarios as data.
 
-use lockcheck::check::{check, check_with, Mode};
+use lockcheck::check::{check, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck::scenario::detection::{DetectionSpec, DetectorSpec, ServiceSpec};
 use lockcheck::scenario::{Expected, OracleSpec, Scenario};
@@ -212,23 +212,6 @@ fn unknown_fields_in_a_detector_are_refused() {
         "resolution":"report_only","colour":"red"}"#;
     let e = serde_json::from_str::<DetectorSpec>(json).unwrap_err();
     assert!(e.to_string().contains("colour"), "{e}");
-}
-
-#[test]
-fn detector_scenarios_check_exhaustively_within_a_small_state_budget() {
-    for s in lockcheck::scenario::builtin_detector::all() {
-        let options = Options {
-            max_states: Some(700_000),
-            ..s.explore.options()
-        };
-        let checked = check_with(&s, Mode::Exhaustive, options).unwrap();
-        assert!(
-            checked.as_expected(&s.expect),
-            "{}: {}",
-            s.name,
-            checked.report
-        );
-    }
 }
 
 #[test]
