@@ -268,6 +268,9 @@ pub fn oracle_meaning(name: &str) -> &'static str {
         "me-lock" => "two clients believed they held the same lock at the same time",
         "me-resource" => "the protected account accepted a stale holder's write (lost update or duplicate debit)",
         "liveness" => "a lock stayed unavailable longer than the bound after its holder crashed or was cut off",
+        "detector-false-positive" => "a detector reported a deadlock cycle that did not exist in the true wait-for graph at report time",
+        "detector-false-negative" => "a real deadlock cycle persisted longer than the bound without being reported",
+        "deadlock-liveness" => "a real deadlock was not resolved within the bound",
         _ => "the oracle's condition failed",
     }
 }
