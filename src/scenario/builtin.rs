@@ -1,8 +1,9 @@
 //! The built-in scenarios, by stable name: the seed incidents and the classic
 //! counterexamples, each with the verdict it is expected to get.
 
+pub use super::builtin_redisson::*;
+pub use super::builtin_redlock::*;
 use super::*;
-use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
 
 /// Every built-in scenario.
 pub fn all() -> Vec<Scenario> {
@@ -40,7 +41,38 @@ pub fn by_name(name: &str) -> Option<Scenario> {
     all().into_iter().find(|s| s.name == name)
 }
 
-fn node(name: &str) -> NodeSpec {
+/// A scenario with nothing in it but what every scenario shares: no Sentinel, account, token
+/// service or detection, the default network, no faults, default exploration bounds. Each
+/// built-in fills in its own fields with `..base()`.
+pub(super) fn base() -> Scenario {
+    Scenario {
+        name: String::new(),
+        description: String::new(),
+        nodes: Vec::new(),
+        sentinel: None,
+        clients: Vec::new(),
+        account: None,
+        token_service: false,
+        detection: None,
+        network: NetworkSpec::default(),
+        faults: FaultsSpec::default(),
+        explore: ExploreSpec::default(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: Expected::Safe,
+    }
+}
+
+/// The protected account with a balance of 100 and the given defences.
+pub(super) fn account(fencing: bool, unique_biz_id: bool, conditional_debit: bool) -> AccountSpec {
+    AccountSpec {
+        initial_balance: 100,
+        fencing,
+        unique_biz_id,
+        conditional_debit,
+    }
+}
+
+pub(super) fn node(name: &str) -> NodeSpec {
     NodeSpec {
         name: name.into(),
         replica_of: None,
@@ -51,7 +83,7 @@ fn node(name: &str) -> NodeSpec {
     }
 }
 
-fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
+pub(super) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     ProtocolSpec::SingleNode {
         node: node.into(),
         ttl_ms,
@@ -64,7 +96,12 @@ fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     }
 }
 
-fn client(name: &str, protocol: ProtocolSpec, work_ms: &[u64], start_after_ms: u64) -> ClientSpec {
+pub(super) fn client(
+    name: &str,
+    protocol: ProtocolSpec,
+    work_ms: &[u64],
+    start_after_ms: u64,
+) -> ClientSpec {
     ClientSpec {
         name: name.into(),
         protocol,
@@ -82,7 +119,7 @@ fn client(name: &str, protocol: ProtocolSpec, work_ms: &[u64], start_after_ms: u
     }
 }
 
-fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
+pub(super) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
     FaultsSpec {
         pauses: vec![PauseSpec {
             process: process.into(),
@@ -93,7 +130,7 @@ fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
     }
 }
 
-fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
+pub(super) fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
     for c in &mut clients {
         c.workload.uses_account = true;
     }
@@ -107,24 +144,20 @@ pub fn seed_000_single_node() -> Scenario {
         name: "seed-000-single-node".into(),
         description: "single-node SET NX lock (TTL 30 s) under a 35 s GC pause and 1-20 ms network jitter: two holders".into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: vec![
             client("service-a", single_node("redis", 30_000), &[5_000], 0),
             client("service-b", single_node("redis", 30_000), &[5_000], 100),
         ],
-        account: None,
-        token_service: false,
-        detection: None,
         network: NetworkSpec {
             delays_ms: vec![1, 20],
             ..NetworkSpec::default()
         },
         faults: pause("service-a", &[35_000], 1),
-        explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
         expect: Expected::Violated {
             oracle: "me-lock".into(),
         },
+        ..base()
     }
 }
 
@@ -135,26 +168,17 @@ pub fn kleppmann_pause_past_lease() -> Scenario {
         name: "kleppmann-pause-past-lease".into(),
         description: "a holder pauses past its 10 s lease; its stale read-modify-write loses the next holder's update".into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: account_clients(vec![
             client("client-1", single_node("redis", 10_000), &[1_000], 0),
             client("client-2", single_node("redis", 10_000), &[1_000], 100),
         ]),
-        account: Some(AccountSpec {
-            initial_balance: 100,
-            fencing: false,
-            unique_biz_id: false,
-            conditional_debit: false,
-        }),
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
+        account: Some(account(false, false, false)),
         faults: pause("client-1", &[15_000], 1),
-        explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding],
         expect: Expected::Violated {
             oracle: "me-resource".into(),
         },
+        ..base()
     }
 }
 
@@ -180,25 +204,16 @@ pub fn fencing_prevents_damage() -> Scenario {
         name: "fencing-prevents-damage".into(),
         description: "the pause past the lease again, with fencing tokens checked by the account: two holders, no damage".into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: vec![fenced("client-1", 0), fenced("client-2", 100)],
-        account: Some(AccountSpec {
-            initial_balance: 100,
-            fencing: true,
-            unique_biz_id: false,
-            conditional_debit: false,
-        }),
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
+        account: Some(account(true, false, false)),
         faults: pause("client-1", &[15_000], 1),
-        explore: ExploreSpec::default(),
         oracles: vec![
             OracleSpec::MeResource,
             OracleSpec::LockOverlap,
             OracleSpec::PauseWhileHolding,
         ],
         expect: Expected::Safe,
+        ..base()
     }
 }
 
@@ -208,15 +223,10 @@ pub fn single_node_holder_crash() -> Scenario {
         name: "single-node-holder-crash".into(),
         description: "a holder crashes for good: the lock expires and becomes acquirable within TTL + one retry".into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: vec![
             client("client-1", single_node("redis", 10_000), &[5_000], 0),
             client("client-2", single_node("redis", 10_000), &[5_000], 100),
         ],
-        account: None,
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
         faults: FaultsSpec {
             crashes: vec![CrashSpec {
                 process: "client-1".into(),
@@ -226,13 +236,13 @@ pub fn single_node_holder_crash() -> Scenario {
             max_crashes: 1,
             ..FaultsSpec::default()
         },
-        explore: ExploreSpec::default(),
         oracles: vec![
             OracleSpec::MeLock,
             OracleSpec::Liveness { bound_ms: 10_600 },
             OracleSpec::HolderCrashed,
         ],
         expect: Expected::Safe,
+        ..base()
     }
 }
 
@@ -283,15 +293,11 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
         name: name.into(),
         description: description.into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: vec![
             with("client-1", 5_000, 0),
             with("client-2", 9_000, 100),
             with("client-3", 1_000, 200),
         ],
-        account: None,
-        token_service: false,
-        detection: None,
         network: NetworkSpec {
             links: vec![LinkOverride {
                 between: ["client-1".into(), "redis".into()],
@@ -300,12 +306,11 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
             }],
             ..NetworkSpec::default()
         },
-        faults: FaultsSpec::default(),
-        explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Violated {
             oracle: "me-lock".into(),
         },
+        ..base()
     }
 }
 
@@ -347,21 +352,16 @@ pub fn restart_without_persistence() -> Scenario {
         name: "restart-without-persistence".into(),
         description: "the lock's only node crashes and restarts at once without persistence: the lock is forgotten, two holders".into(),
         nodes: vec![node("redis")],
-        sentinel: None,
         clients: vec![
             client("client-1", single_node("redis", 10_000), &[5_000], 0),
             client("client-2", single_node("redis", 10_000), &[5_000], 100),
         ],
-        account: None,
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
         faults: crashing_node(1_000),
-        explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Violated {
             oracle: "me-lock".into(),
         },
+        ..base()
     }
 }
 
@@ -406,10 +406,6 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             down_after_ms: 5_000,
         }),
         clients: vec![via_sentinel("client-1", 0), via_sentinel("client-2", 100)],
-        account: None,
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
         faults: FaultsSpec {
             partitions: vec![PartitionSpec {
                 name: "old-master".into(),
@@ -421,11 +417,11 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             max_partitions: 1,
             ..FaultsSpec::default()
         },
-        explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Violated {
             oracle: "me-lock".into(),
         },
+        ..base()
     }
 }
 
@@ -455,12 +451,7 @@ pub fn failover_rolls_back_fencing_counter() -> Scenario {
         c.workload.uses_account = true;
         c.workload.work_ms = vec![10_000];
     }
-    s.account = Some(AccountSpec {
-        initial_balance: 100,
-        fencing: true,
-        unique_biz_id: false,
-        conditional_debit: false,
-    });
+    s.account = Some(account(true, false, false));
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::LockOverlap];
     s.expect = Expected::Violated {
         oracle: "me-resource".into(),
@@ -488,328 +479,4 @@ pub fn failover_fencing_from_token_service() -> Scenario {
     }
     s.expect = Expected::Safe;
     s
-}
-
-fn redisson_3_17(node: &str) -> ProtocolSpec {
-    ProtocolSpec::Redisson {
-        node: node.into(),
-        lease_ms: None,
-        watchdog_timeout_ms: 30_000,
-        wait_ms: None,
-        generation: lockcheck_model::lock::redisson::Generation::UpTo3_43,
-        request_timeout_ms: 3_000,
-    }
-}
-
-/// Seed 003: Redisson 3.17.7's `lock()` with its watchdog (lease 30 s, renewed every 10 s on
-/// the JVM's timer thread). A Full GC of 2.9 s alone cannot fail a renewal (the answer comes
-/// back in 2 ms and is read before the 3 s command timeout); but a 200 ms Redis stall holds
-/// the answer back, the GC begins as it arrives, and on resume the timeout fires first:
-/// 3.17 stops renewing for good, the lease runs out while the debit job is still working,
-/// and the other instance debits the same business operation again.
-pub fn seed_003_incident() -> Scenario {
-    let instance = |name: &str, start| {
-        let mut c = client(name, redisson_3_17("redis"), &[42_000], start);
-        c.workload.locks = vec!["account:lock:10086".into()];
-        c.workload.uses_account = true;
-        c
-    };
-    Scenario {
-        name: "seed-003-incident".into(),
-        description: "Redisson 3.17 watchdog: a 200 ms Redis stall and a 2.9 s Full GC turn one renewal into a timeout, renewal stops for good, the same debit is applied twice".into(),
-        nodes: vec![node("redis")],
-        sentinel: None,
-        clients: vec![instance("instance-a", 0), instance("instance-b", 100)],
-        account: Some(AccountSpec {
-            initial_balance: 100,
-            fencing: false,
-            unique_biz_id: false,
-            conditional_debit: false,
-        }),
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
-        faults: FaultsSpec {
-            pauses: vec![
-                PauseSpec {
-                    process: "redis".into(),
-                    durations_ms: vec![200],
-                },
-                PauseSpec {
-                    process: "instance-a".into(),
-                    durations_ms: vec![2_900],
-                },
-            ],
-            max_pauses: 2,
-            ..FaultsSpec::default()
-        },
-        explore: ExploreSpec::default(),
-        oracles: vec![
-            OracleSpec::MeResource,
-            OracleSpec::RenewalFailed,
-            OracleSpec::PauseWhileHolding,
-        ],
-        expect: Expected::Violated {
-            oracle: "me-resource".into(),
-        },
-    }
-}
-
-/// Seed 003's defence: a unique index on the business id and a conditional debit
-/// (`balance >= amount`). The lock still breaks; the money does not move twice.
-pub fn seed_003_defended() -> Scenario {
-    let mut s = seed_003_incident();
-    s.name = "seed-003-defended".into();
-    s.description = "the same incident with a unique business id and a conditional debit: the lock breaks, no duplicate debit".into();
-    s.account = Some(AccountSpec {
-        initial_balance: 100,
-        fencing: false,
-        unique_biz_id: true,
-        conditional_debit: true,
-    });
-    s.oracles.push(OracleSpec::LockOverlap);
-    s.expect = Expected::Safe;
-    s
-}
-
-/// The seed-003 incident without the Redis stall: the Full GC alone never fails a renewal.
-pub fn seed_003_without_stall() -> Scenario {
-    let mut s = seed_003_incident();
-    s.name = "seed-003-gc-without-stall".into();
-    s.description = "the seed-003 GC pause without the Redis stall: every renewal is answered in time, no duplicate debit".into();
-    s.faults.pauses.retain(|p| p.process != "redis");
-    s.faults.max_pauses = 1;
-    s.oracles = vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding];
-    s.expect = Expected::Safe;
-    s
-}
-
-const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
-
-/// Seed 000's Redlock with its watchdog as written.
-fn seed_redlock() -> ProtocolSpec {
-    ProtocolSpec::Redlock {
-        nodes: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
-        ttl_ms: 30_000,
-        drift_ppm: 10_000,
-        clock: ClockKind::Monotonic,
-        dispatch: Dispatch::Sequential,
-        node_timeout_ms: 2_000,
-        retry_ms: vec![500],
-        acquire_timeout_ms: Some(10_000),
-        watchdog: Some(WatchdogSpec {
-            interval_permille: 300,
-            tries: 3,
-            timeout_ms: 1_000,
-            counts: RenewCount::AnyAnswer,
-        }),
-    }
-}
-
-/// Seed 000's topology: five masters, three local, two remote at about 30 ms; P1 holds for
-/// a long job, P2 tries when P1's lease could have run out.
-fn seed_000_redlock(name: &str, description: &str, faults: FaultsSpec) -> Scenario {
-    let links = ["redis-4", "redis-5"]
-        .iter()
-        .flat_map(|remote| {
-            ["p1", "p2"].iter().map(move |c| LinkOverride {
-                between: [c.to_string(), remote.to_string()],
-                delays_ms: vec![30],
-                one_way: false,
-            })
-        })
-        .collect();
-    let mut p1 = client("p1", seed_redlock(), &[40_000], 0);
-    let mut p2 = client("p2", seed_redlock(), &[1_000], 25_000);
-    for c in [&mut p1, &mut p2] {
-        c.workload.uses_account = true;
-    }
-    Scenario {
-        name: name.into(),
-        description: description.into(),
-        nodes: REDLOCK_NODES.iter().map(|n| node(n)).collect(),
-        sentinel: None,
-        clients: vec![p1, p2],
-        account: Some(AccountSpec {
-            initial_balance: 100,
-            fencing: false,
-            unique_biz_id: false,
-            conditional_debit: false,
-        }),
-        token_service: false,
-        detection: None,
-        network: NetworkSpec {
-            links,
-            ..NetworkSpec::default()
-        },
-        faults,
-        explore: ExploreSpec::default(),
-        oracles: vec![OracleSpec::MeLock, OracleSpec::MeResource],
-        expect: Expected::Violated {
-            oracle: "me-lock".into(),
-        },
-    }
-}
-
-/// Seed 000's "process pause" boundary: a 35 s GC freezes P1 and its watchdog; the keys
-/// expire, P2 acquires, and when P1 resumes its watchdog counts the renewals that answered 0
-/// (the keys are gone) as successes and extends P1's belief: two holders.
-pub fn seed_000_redlock_process_pause() -> Scenario {
-    let mut s = seed_000_redlock(
-        "seed-000-redlock-process-pause",
-        "seed 000's 5-node Redlock and watchdog; a 35 s GC pause of the holder: the watchdog, counting any answer, re-extends a lost lock",
-        pause("p1", &[35_000], 1),
-    );
-    s.clients[1].workload.work_ms = vec![10_000];
-    s.oracles.push(OracleSpec::PauseWhileHolding);
-    s
-}
-
-/// Seed 000's "network partition" boundary: P1 is cut off from every node while it holds;
-/// its renewals time out, the watchdog sets the stop event that the business code never
-/// checks, and P1's late debit duplicates P2's.
-pub fn seed_000_redlock_partition() -> Scenario {
-    let faults = FaultsSpec {
-        partitions: vec![PartitionSpec {
-            name: "p1-cut-off".into(),
-            side_a: vec!["p1".into()],
-            side_b: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
-            one_way: false,
-            durations_ms: vec![None],
-        }],
-        max_partitions: 1,
-        ..FaultsSpec::default()
-    };
-    let mut s = seed_000_redlock(
-        "seed-000-redlock-partition",
-        "seed 000's Redlock and watchdog; the holder is partitioned from all nodes: renewals fail, the unchecked stop event lets it debit twice",
-        faults,
-    );
-    s.oracles = vec![OracleSpec::MeResource, OracleSpec::RenewalFailed];
-    s.expect = Expected::Violated {
-        oracle: "me-resource".into(),
-    };
-    s
-}
-
-/// Seed 000's "majority failure" boundary: three of the five nodes crash and restart at
-/// once without persistence; the lock is forgotten by a majority and P2 acquires.
-pub fn seed_000_redlock_majority_failure() -> Scenario {
-    let crashes = REDLOCK_NODES[..3]
-        .iter()
-        .map(|n| CrashSpec {
-            process: n.to_string(),
-            power_loss: false,
-            restart_after_ms: vec![Some(1_000)],
-        })
-        .collect();
-    let faults = FaultsSpec {
-        crashes,
-        max_crashes: 3,
-        ..FaultsSpec::default()
-    };
-    seed_000_redlock(
-        "seed-000-redlock-majority-failure",
-        "seed 000's Redlock; three of five nodes restart without persistence: the majority forgets the lock, two holders",
-        faults,
-    )
-}
-
-/// P1 acquires with a bare quorum (redis-4 and redis-5 unreachable from it for a while) and
-/// the clock of redis-3, one of its three nodes, jumps forward by a TTL.
-fn bare_quorum_and_clock_jump(faults: &mut FaultsSpec) {
-    faults.partitions = vec![PartitionSpec {
-        name: "p1-remote".into(),
-        side_a: vec!["p1".into()],
-        side_b: vec!["redis-4".into(), "redis-5".into()],
-        one_way: false,
-        durations_ms: vec![Some(5_000)],
-    }];
-    faults.max_partitions = 1;
-    faults.clock_steps = vec![ClockStepSpec {
-        process: "redis-3".into(),
-        deltas_ms: vec![30_000],
-    }];
-    faults.max_clock_steps = 1;
-}
-
-/// Seed 000's "clock drift" boundary, as a forward clock jump on one node.
-pub fn seed_000_redlock_clock_drift() -> Scenario {
-    let mut faults = FaultsSpec::default();
-    bare_quorum_and_clock_jump(&mut faults);
-    let mut s = seed_000_redlock(
-        "seed-000-redlock-clock-drift",
-        "seed 000's Redlock; P1 holds a bare quorum and one of its nodes' clocks jumps 30 s: P2 acquires on that node and the two P1 missed",
-        faults,
-    );
-    s.clients[1].workload.start_after_ms = 6_000;
-    s
-}
-
-/// Kleppmann's second counterexample on Redlock as the Redis documentation specifies it
-/// (all nodes at once, random retry, no watchdog).
-pub fn kleppmann_clock_jump() -> Scenario {
-    let mut s = seed_000_redlock_clock_drift();
-    s.name = "kleppmann-clock-jump".into();
-    s.description = "Redlock as documented (multiplexed, random retry): a clock jump on one of a bare quorum's nodes gives two holders".into();
-    for c in &mut s.clients {
-        if let ProtocolSpec::Redlock {
-            dispatch,
-            retry_ms,
-            watchdog,
-            ..
-        } = &mut c.protocol
-        {
-            *dispatch = Dispatch::Multiplexed;
-            *retry_ms = vec![200, 400];
-            *watchdog = None;
-        }
-        c.workload.uses_account = false;
-    }
-    s.clients[0].workload.work_ms = vec![20_000];
-    s.account = None;
-    s.oracles = vec![OracleSpec::MeLock];
-    s
-}
-
-/// Redlock without faults, clocks within the drift factor: P1's job outlasts its validity,
-/// so its belief ends by its own (slow) clock before the keys expire on the (fast) nodes.
-fn drifting_redlock(name: &str, description: &str, client_ppm: i64, node_ppm: i64) -> Scenario {
-    let mut s = seed_000_redlock(name, description, FaultsSpec::default());
-    for c in &mut s.clients {
-        if let ProtocolSpec::Redlock { watchdog, .. } = &mut c.protocol {
-            *watchdog = None;
-        }
-        c.workload.uses_account = false;
-    }
-    s.account = None;
-    s.clients[0].clock.drift_ppm = client_ppm;
-    for n in &mut s.nodes {
-        n.clock.drift_ppm = node_ppm;
-    }
-    s.oracles = vec![OracleSpec::MeLock];
-    s
-}
-
-/// Client 0.5 % slow, nodes 0.4 % fast: 0.9 % within the 1 % drift factor. Safe.
-pub fn redlock_bounded_drift_safe() -> Scenario {
-    let mut s = drifting_redlock(
-        "redlock-bounded-drift-safe",
-        "Redlock with no faults, client clock 0.5 % slow and node clocks 0.4 % fast (within the 1 % drift factor): safe",
-        -5_000,
-        4_000,
-    );
-    s.expect = Expected::Safe;
-    s
-}
-
-/// Client 5 % slow: far beyond the drift factor, its belief outlives the keys by about 1.5 s,
-/// longer than the rival's retry period. Two holders.
-pub fn redlock_drift_beyond_factor() -> Scenario {
-    drifting_redlock(
-        "redlock-drift-beyond-factor",
-        "Redlock with no faults but a client clock 5 % slow (beyond the 1 % drift factor): its validity outlives the keys",
-        -50_000,
-        0,
-    )
 }

@@ -8,6 +8,8 @@
 pub mod build;
 pub mod builtin;
 pub mod builtin_detector;
+pub mod builtin_redisson;
+pub mod builtin_redlock;
 pub mod detection;
 pub mod duration;
 
