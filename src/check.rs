@@ -62,8 +62,8 @@ pub fn check_with(
                 max_states: None,
                 ..options
             };
-            let walk = Walk::random(seeds).with_max_steps(scenario.explore.random_max_steps);
-            explore(&world, &mut { walk }, options)
+            let mut walk = Walk::random(seeds).with_max_steps(scenario.explore.random_max_steps);
+            explore(&world, &mut walk, options)
         }
     }
     .expect("only replay can diverge");

@@ -161,18 +161,21 @@ fn toml_error(text: &str, e: &toml::de::Error, field: Option<String>) -> InputEr
 /// A scenario in JSON, checked by building its world.
 pub fn scenario_from_json(text: &str) -> Result<Scenario, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let field = e.path().to_string();
-        InputError {
-            file: None,
-            line: Some(e.inner().line()),
-            column: Some(e.inner().column()),
-            field: (field != ".").then_some(field),
-            message: strip_position(&e.inner().to_string()),
-        }
-    })?;
+    let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     validate(&scenario, |_| None)?;
     Ok(scenario)
+}
+
+/// A JSON decoding error, with its line, column and field path.
+fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> InputError {
+    let field = e.path().to_string();
+    InputError {
+        file: None,
+        line: Some(e.inner().line()),
+        column: Some(e.inner().column()),
+        field: (field != ".").then_some(field),
+        message: strip_position(&e.inner().to_string()),
+    }
 }
 
 /// serde_json appends " at line L column C"; we print the position ourselves.
@@ -359,16 +362,7 @@ pub fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
         }
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let saved: SavedTrace = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let field = e.path().to_string();
-        InputError {
-            file: None,
-            line: Some(e.inner().line()),
-            column: Some(e.inner().column()),
-            field: (field != ".").then_some(field),
-            message: strip_position(&e.inner().to_string()),
-        }
-    })?;
+    let saved: SavedTrace = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     validate(&saved.scenario, |_| None).map_err(|mut e| {
         e.field = e.field.map(|f| format!("scenario.{f}"));
         e
