@@ -127,7 +127,10 @@ impl<A: Actor> World<A> {
         out.len() - before
     }
 
-    fn enabled_faults(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
+    /// Pushes the faults the envelope allows in `state`: every pause, partition, crash and
+    /// clock step whose budget is not spent and whose process or links are in a state to
+    /// suffer it. Drivers other than the explorer draw their faults from the same list.
+    pub fn enabled_faults(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
         let used = &state.faults_used;
         let f = &self.faults;
         if used.pauses < f.max_pauses {

@@ -1,0 +1,178 @@
+//! A process on its madsim node: its endpoint, its timers on its own clock, and its messages
+//! held until due.
+//!
+//! The node's task binds the process's endpoint, starts the actor, then loops: run one due
+//! event (the earliest due timer, or any deliverable message, chosen at random as the
+//! kernel's random walks choose), apply the handler's effects, offer the fault injector its
+//! chance, and yield so that a pause or crash takes effect and other tasks due at the same
+//! time interleave. When nothing is due it sleeps until the next due time or the next
+//! arrival. Timers and held messages are the task's own memory: a madsim kill drops them, as
+//! a crash does in the kernel. A madsim pause stops the task; on resume, everything that
+//! fell due meanwhile runs, in an order chosen like any other.
+
+use crate::run::{Effects, HostedActor, Run};
+use crate::wire::{self, Envelope, Held};
+use lockcheck_sim::world::{ProcessId, TimerEffect, WorldAction};
+use madsim::net::Endpoint;
+use madsim::rand::{thread_rng, Rng};
+use madsim::time::sleep_until;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// A pending timer: true due time, in firing order.
+struct Timer<T> {
+    due_ms: u64,
+    timer: T,
+}
+
+/// What a process's task keeps in its own memory.
+struct Local<A: HostedActor> {
+    timers: Vec<Timer<A::Timer>>,
+    held: Held<A::Msg>,
+}
+
+impl<A: HostedActor> Local<A> {
+    fn work(&self) -> usize {
+        self.timers.len() + self.held.len()
+    }
+}
+
+/// The task of process `p`'s node (also its restart task).
+pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
+    let endpoint = Endpoint::bind(wire::address(p))
+        .await
+        .expect("the process's address is free on its own node");
+    let (arrivals_tx, mut arrivals) = mpsc::unbounded_channel();
+    let receiver = endpoint.clone();
+    madsim::task::spawn(async move {
+        while let Ok((payload, _)) = receiver.recv_from_raw(wire::TAG).await {
+            let envelope = payload
+                .downcast::<Envelope<A::Msg>>()
+                .expect("only envelopes travel with the driver's tag");
+            if arrivals_tx.send(*envelope).is_err() {
+                break;
+            }
+        }
+    });
+    if !run.lock().started[p] {
+        run.start_barrier.wait().await;
+    }
+    let mut local = Local::<A> {
+        timers: Vec::new(),
+        held: Held::default(),
+    };
+    let Some(effects) = run.start_actor(p) else {
+        return std::future::pending().await;
+    };
+    apply(&run, p, &endpoint, &mut local, effects);
+    after_event(&run, p, &local).await;
+    loop {
+        while let Ok(envelope) = arrivals.try_recv() {
+            local.held.push(envelope);
+        }
+        let now = run.now_ms();
+        if let Some(event) = next_event(&run, p, now, &mut local) {
+            let Some(effects) = run.handle(p, event) else {
+                return std::future::pending().await;
+            };
+            apply(&run, p, &endpoint, &mut local, effects);
+            after_event(&run, p, &local).await;
+            continue;
+        }
+        run.publish_work(p, local.work());
+        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
+        let next_due = local
+            .timers
+            .first()
+            .map(|t| t.due_ms)
+            .into_iter()
+            .chain(local.held.next_due_ms(fifo))
+            .min();
+        tokio::select! {
+            biased;
+            Some(envelope) = arrivals.recv() => local.held.push(envelope),
+            _ = sleep_until(run.instant(next_due.unwrap_or(0))), if next_due.is_some() => {}
+        }
+    }
+}
+
+/// After each event: publish the work left, give the fault injector its chance, and yield, so
+/// that a pause or crash it chose (of this process too) takes effect before the next event.
+async fn after_event<A: HostedActor>(run: &Arc<Run<A>>, p: ProcessId, local: &Local<A>) {
+    run.publish_work(p, local.work());
+    run.maybe_fault();
+    madsim::task::yield_now().await;
+}
+
+/// Takes one event due at `now`: the earliest timer if due, or a deliverable message, chosen
+/// uniformly. Messages a partition cut while they were on their way are dropped on the way.
+fn next_event<A: HostedActor>(
+    run: &Run<A>,
+    p: ProcessId,
+    now: u64,
+    local: &mut Local<A>,
+) -> Option<WorldAction<A::Msg, A::Timer>> {
+    loop {
+        let timer_due = local.timers.first().is_some_and(|t| t.due_ms <= now);
+        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
+        let messages = local.held.deliverable(now, fifo);
+        let choices = usize::from(timer_due) + messages.len();
+        if choices == 0 {
+            return None;
+        }
+        let k = thread_rng().gen_range(0..choices);
+        if timer_due && k == 0 {
+            let t = local.timers.remove(0);
+            return Some(WorldAction::Fire {
+                process: p,
+                timer: t.timer,
+            });
+        }
+        let envelope = local.held.take(messages[k - usize::from(timer_due)]);
+        if run.cut_since(envelope.from, p, envelope.sent_ms) {
+            let label = run.world.processes[p].actor.describe_msg(&envelope.msg);
+            let from = run.world.process_name(envelope.from);
+            let to = run.world.process_name(p);
+            run.lock()
+                .note(now, format!("cut {from} -> {to}: {label} (a partition began on its way)"));
+            continue;
+        }
+        return Some(WorldAction::Deliver {
+            from: envelope.from,
+            to: p,
+            msg: envelope.msg,
+        });
+    }
+}
+
+/// Applies a handler's effects: timers on the process's own clock, then its sends.
+fn apply<A: HostedActor>(
+    run: &Run<A>,
+    p: ProcessId,
+    endpoint: &Endpoint,
+    local: &mut Local<A>,
+    (sends, timers): Effects<A>,
+) {
+    let now = run.now_ms();
+    let clock = run.world.processes[p].clock;
+    for effect in timers {
+        let (timer, after_ms) = match effect {
+            TimerEffect::Set { timer, after_ms } => (timer, after_ms),
+            TimerEffect::SetAmong { timer, after_ms } => {
+                let pick = after_ms[thread_rng().gen_range(0..after_ms.len())];
+                (timer, pick)
+            }
+            TimerEffect::Cancel(timer) => {
+                local.timers.retain(|t| t.timer != timer);
+                continue;
+            }
+        };
+        local.timers.retain(|t| t.timer != timer);
+        let due_ms = clock.due_after(now, after_ms);
+        let at = local.timers.partition_point(|t| t.due_ms <= due_ms);
+        local.timers.insert(at, Timer { due_ms, timer });
+    }
+    for (to, msg) in sends {
+        run.send(endpoint, p, to, msg);
+    }
+}

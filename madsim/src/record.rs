@@ -1,0 +1,193 @@
+//! The run's record: the world state the oracles read, the oracles' verdicts, and what the
+//! driver books about the run.
+//!
+//! Actor states live here rather than inside the madsim tasks, so that the lock oracles,
+//! which are properties of a whole world state, can read every process at once. Only a
+//! process's own task changes its actor state; the fault injector changes the rest (pauses,
+//! crashes, partitions, clock steps), as the kernel's fault actions do. The state is a kernel
+//! [`StateOf`], so the oracles are the kernel's own properties, evaluated by the kernel's
+//! [`Checker`] after every event: an `always` property that fails, or a `leads_to_within`
+//! deadline that passes, ends the run with a violation; a `sometimes` property that holds is
+//! marked witnessed.
+
+use crate::report::{Ended, Violation};
+use lockcheck_sim::checker::{Checker, Hit};
+use lockcheck_sim::world::{Actor, Life, ProcState, ProcessId, StateOf, World, WorldAction};
+use lockcheck_sim::Model;
+
+/// One line of a run's timeline.
+pub(crate) enum Entry<A: Actor> {
+    /// An event or fault, labelled as the kernel labels it.
+    Action {
+        at_ms: u64,
+        action: WorldAction<A::Msg, A::Timer>,
+    },
+    /// Something the driver did on its own account (a resume, a restart, a heal, a drop).
+    Note { at_ms: u64, text: String },
+}
+
+pub(crate) struct Record<A: Actor> {
+    pub state: StateOf<A>,
+    checker: Checker<World<A>>,
+    obligations: Option<Box<[u64]>>,
+    /// Per property: violated or witnessed already.
+    decided: Vec<bool>,
+    pub witnessed: Vec<bool>,
+    pub violation: Option<Violation>,
+    pub ended: Option<Ended>,
+    /// Handlers run so far.
+    pub steps: u32,
+    /// Per process: pending timers and held messages, as its task last published them.
+    pub work: Vec<usize>,
+    /// Resumes, restarts and heals scheduled and not yet done.
+    pub controls: usize,
+    /// Per process: bumped by every pause and crash, so that a scheduled resume or restart
+    /// acts only on the pause or crash that scheduled it.
+    pub epochs: Vec<u64>,
+    /// Every partition begun so far: rule index and start time.
+    pub partitions_begun: Vec<(usize, u64)>,
+    /// Per process: the next send's position in its send order.
+    pub next_seq: Vec<u64>,
+    /// Per process: whether it has started once (restarts skip the start barrier).
+    pub started: Vec<bool>,
+    pub timeline: Vec<Entry<A>>,
+}
+
+impl<A: Actor> Record<A> {
+    pub fn new(world: &World<A>) -> Self {
+        let n = world.processes.len();
+        let checker = Checker::new(world.properties());
+        let props = checker.props.len();
+        Record {
+            state: StateOf::<A> {
+                now_ms: 0,
+                procs: (0..n)
+                    .map(|_| ProcState {
+                        life: Life::Down {
+                            survived: None,
+                            restart_at_ms: None,
+                        },
+                        paused_until_ms: None,
+                        clock_steps_ms: 0,
+                        timers: Vec::new(),
+                    })
+                    .collect(),
+                in_flight: Vec::new(),
+                unrouted: Vec::new(),
+                undecided_timers: Vec::new(),
+                partitions: Vec::new(),
+                faults_used: Default::default(),
+            },
+            obligations: checker.initial_obligations(0),
+            checker,
+            decided: vec![false; props],
+            witnessed: vec![false; props],
+            violation: None,
+            ended: None,
+            steps: 0,
+            work: vec![0; n],
+            controls: 0,
+            epochs: vec![0; n],
+            partitions_begun: Vec::new(),
+            next_seq: vec![0; n],
+            started: vec![false; n],
+            timeline: Vec::new(),
+        }
+    }
+
+    /// Judges the state at `now_ms` by every property.
+    pub fn evaluate(&mut self, world: &World<A>, now_ms: u64) {
+        self.state.now_ms = now_ms;
+        let mut hits = Vec::new();
+        self.checker.evaluate(world, &self.state, &mut hits);
+        self.checker.update_obligations(
+            world,
+            &self.state,
+            now_ms,
+            &mut self.obligations,
+            &mut hits,
+        );
+        self.record(hits, now_ms);
+    }
+
+    /// The run ends here with nothing left to happen: open obligations are violated.
+    pub fn at_terminal(&mut self, now_ms: u64) {
+        let mut hits = Vec::new();
+        self.checker.at_terminal(&self.obligations, &mut hits);
+        self.record(hits, now_ms);
+    }
+
+    fn record(&mut self, hits: Vec<(usize, Hit)>, now_ms: u64) {
+        for (i, hit) in hits {
+            if std::mem::replace(&mut self.decided[i], true) {
+                continue;
+            }
+            match hit {
+                Hit::Witnessed => self.witnessed[i] = true,
+                Hit::Violated => {
+                    if self.violation.is_none() {
+                        self.violation = Some(Violation {
+                            property: self.checker.props[i].name.clone(),
+                            at_ms: now_ms,
+                            step: self.steps,
+                        });
+                        self.end(Ended::Violation);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn end(&mut self, why: Ended) {
+        if self.ended.is_none() {
+            self.ended = Some(why);
+        }
+    }
+
+    /// Whether nothing is scheduled: no timer, no held message, no resume, restart or heal.
+    /// (A message still on madsim's network is not counted; see `Run::wait_for_end`.)
+    pub fn looks_quiet(&self) -> bool {
+        self.controls == 0 && self.work.iter().all(|&w| w == 0)
+    }
+
+    pub fn is_running(&self, p: ProcessId) -> bool {
+        self.state.procs[p].is_running()
+    }
+
+    pub fn log(&mut self, at_ms: u64, action: WorldAction<A::Msg, A::Timer>) {
+        self.timeline.push(Entry::Action { at_ms, action });
+    }
+
+    pub fn note(&mut self, at_ms: u64, text: String) {
+        self.timeline.push(Entry::Note { at_ms, text });
+    }
+
+    /// Names of the `sometimes` properties, witnessed or not.
+    pub fn witnesses(&self) -> (Vec<String>, Vec<String>) {
+        let mut yes = Vec::new();
+        let mut no = Vec::new();
+        for (i, p) in self.checker.props.iter().enumerate() {
+            if p.kind() == lockcheck_sim::PropertyKind::Sometimes {
+                if self.witnessed[i] { &mut yes } else { &mut no }.push(p.name.clone());
+            }
+        }
+        (yes, no)
+    }
+
+    /// The timeline as text, labelled as the kernel labels its steps.
+    pub fn timeline_lines(&self, world: &World<A>) -> Vec<String> {
+        self.timeline
+            .iter()
+            .map(|e| match e {
+                Entry::Action { at_ms, action } => {
+                    let fault = if world.is_fault(action) { "FAULT " } else { "" };
+                    format!(
+                        "t={at_ms:>8} ms  {fault}{}",
+                        world.label(&self.state, action)
+                    )
+                }
+                Entry::Note { at_ms, text } => format!("t={at_ms:>8} ms  {text}"),
+            })
+            .collect()
+    }
+}

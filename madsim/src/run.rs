@@ -1,0 +1,358 @@
+//! One run of a world on madsim: a madsim node per process, a carrier node for the driver's
+//! own tasks, and the main task waiting for the run to end.
+//!
+//! Every process's handlers run under the run's lock, which also guards the [`Record`]; no
+//! lock is ever held across an `.await`. madsim decides the order in which ready tasks run,
+//! from its seed, so events due at the same time interleave differently from seed to seed.
+
+use crate::node;
+use crate::record::Record;
+use crate::report::{Ended, RunReport};
+use crate::wire::{self, Envelope};
+use lockcheck_sim::chooser::FAULT_RATES_PER_MILLE;
+use lockcheck_sim::world::{Actor, Context, Life, ProcessId, World, WorldAction};
+use madsim::net::{Endpoint, NetSim};
+use madsim::rand::{thread_rng, Rng};
+use madsim::runtime::{Handle, NodeHandle};
+use madsim::task::NodeId;
+use madsim::time::{sleep, sleep_until, Duration, Instant};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{Barrier, Notify};
+
+/// How long the network may still carry a message after the last event: madsim's own
+/// scheduling delays are microseconds, and the driver sets its latency to zero.
+const SETTLE: Duration = Duration::from_millis(1);
+
+/// How a run is bounded and how often faults strike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Handlers a run runs at most (worlds with periodic timers never go quiet).
+    pub max_steps: u32,
+    /// True time a run lasts at most, in ms.
+    pub max_virtual_time_ms: Option<u64>,
+    /// The chance of a fault after each event, per thousand; `None` draws it from the seed
+    /// among the kernel's random-walk rates, so some runs are calm and others stormy.
+    pub fault_per_mille: Option<u64>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            max_steps: 1_000,
+            max_virtual_time_ms: None,
+            fault_per_mille: None,
+        }
+    }
+}
+
+/// An actor the driver can host: its values cross madsim's network and tasks.
+pub trait HostedActor:
+    Actor<Msg: Send + Sync + 'static, Timer: Send + 'static, State: Send + 'static>
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<A> HostedActor for A where
+    A: Actor<Msg: Send + Sync + 'static, Timer: Send + 'static, State: Send + 'static>
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// What a run shares between its tasks.
+pub(crate) struct Run<A: Actor> {
+    pub world: Arc<World<A>>,
+    pub options: RunOptions,
+    pub fault_per_mille: u64,
+    record: Mutex<Record<A>>,
+    /// The driver's own node: it carries sends and runs scheduled resumes, restarts and
+    /// heals, and never suffers a fault.
+    pub carrier: NodeHandle,
+    /// madsim node of each process.
+    nodes: Mutex<Vec<NodeId>>,
+    start: Instant,
+    /// Every process and the main task meet here before the first handler runs.
+    pub start_barrier: Barrier,
+    /// Wakes the main task: the run ended, or may have gone quiet.
+    wake_main: Notify,
+}
+
+impl<A: HostedActor> Run<A> {
+    pub fn lock(&self) -> MutexGuard<'_, Record<A>> {
+        self.record.lock().expect("no task panics while holding the record")
+    }
+
+    /// True time since the run began, in whole ms.
+    pub fn now_ms(&self) -> u64 {
+        (Instant::now() - self.start).as_millis() as u64
+    }
+
+    /// The instant at true time `ms`.
+    pub fn instant(&self, ms: u64) -> Instant {
+        self.start + Duration::from_millis(ms)
+    }
+
+    pub fn node(&self, p: ProcessId) -> NodeId {
+        self.nodes.lock().expect("never poisoned")[p]
+    }
+
+    /// Starts (or restarts) process `p`'s actor; returns its start-up effects.
+    pub fn start_actor(&self, p: ProcessId) -> Option<Effects<A>> {
+        let now = self.now_ms();
+        let mut r = self.lock();
+        if r.ended.is_some() {
+            return None;
+        }
+        r.state.now_ms = now;
+        let mut ctx = Context::new(p, self.world.local_now(&r.state, p));
+        let actor = &self.world.processes[p].actor;
+        let state = match std::mem::replace(
+            &mut r.state.procs[p].life,
+            Life::Down {
+                survived: None,
+                restart_at_ms: None,
+            },
+        ) {
+            Life::Down { survived, .. } if r.started[p] => {
+                r.note(now, format!("restart {}", self.world.process_name(p)));
+                actor.on_restart(survived, &mut ctx)
+            }
+            _ => actor.on_start(&mut ctx),
+        };
+        r.started[p] = true;
+        r.state.procs[p].life = Life::Up(state);
+        // The kernel's first state has every process started; judge nothing before that.
+        if r.started.iter().all(|&s| s) {
+            r.evaluate(&self.world, now);
+        }
+        self.wake_if_done(&r);
+        Some(ctx.into_effects())
+    }
+
+    /// Runs process `p`'s handler for `event`; returns its effects, or `None` once the run
+    /// has ended.
+    pub fn handle(
+        &self,
+        p: ProcessId,
+        event: WorldAction<A::Msg, A::Timer>,
+    ) -> Option<Effects<A>> {
+        let now = self.now_ms();
+        let mut r = self.lock();
+        if r.ended.is_some() {
+            return None;
+        }
+        if r.state.now_ms != now {
+            // Time passed since the last event: judge the state as it stands now.
+            r.evaluate(&self.world, now);
+            if r.ended.is_some() {
+                self.wake_if_done(&r);
+                return None;
+            }
+        }
+        assert!(r.is_running(p), "internal bug: a handler of a stopped process");
+        let mut ctx = Context::new(p, self.world.local_now(&r.state, p));
+        let actor = &self.world.processes[p].actor;
+        let Life::Up(state) = &mut r.state.procs[p].life else {
+            unreachable!("running implies up")
+        };
+        match &event {
+            WorldAction::Deliver { from, msg, .. } => {
+                actor.on_message(state, *from, msg.clone(), &mut ctx)
+            }
+            WorldAction::Fire { timer, .. } => actor.on_timer(state, timer.clone(), &mut ctx),
+            _ => unreachable!("only deliveries and timers are handled by processes"),
+        }
+        r.log(now, event);
+        r.steps += 1;
+        r.evaluate(&self.world, now);
+        if r.steps >= self.options.max_steps {
+            r.end(Ended::StepBound);
+        }
+        if self
+            .options
+            .max_virtual_time_ms
+            .is_some_and(|bound| now >= bound)
+        {
+            r.end(Ended::TimeBound);
+        }
+        self.wake_if_done(&r);
+        Some(ctx.into_effects())
+    }
+
+    /// Puts `msg` from `from` to `to` on madsim's network, with a delay drawn from its link's
+    /// set, unless a lossy link loses it.
+    pub fn send(&self, endpoint: &Endpoint, from: ProcessId, to: ProcessId, msg: A::Msg) {
+        let now = self.now_ms();
+        let link = self.world.network.link(from, to);
+        let mut r = self.lock();
+        let mut rng = thread_rng();
+        if link.lossy
+            && r.state.faults_used.losses < self.world.faults.max_losses
+            && rng.gen_range(0..1000) < self.fault_per_mille
+        {
+            r.state.faults_used.losses += 1;
+            let label = self.world.processes[to].actor.describe_msg(&msg);
+            let (a, b) = (self.world.process_name(from), self.world.process_name(to));
+            r.note(now, format!("FAULT lose {a} -> {b}: {label}"));
+            return;
+        }
+        let delay_ms = link.delays_ms[rng.gen_range(0..link.delays_ms.len())];
+        let seq = r.next_seq[from];
+        r.next_seq[from] += 1;
+        drop(r);
+        let envelope = Envelope {
+            from,
+            msg,
+            seq,
+            sent_ms: now,
+            due_ms: now + delay_ms,
+        };
+        let endpoint = endpoint.clone();
+        // Sent from the carrier node, through the sender's own endpoint (so madsim checks the
+        // sender's links): a pause or crash of the sender right after its handler cannot
+        // hold back or lose what the handler sent.
+        self.carrier.spawn(async move {
+            let _ = endpoint
+                .send_to_raw(wire::address(to), wire::TAG, Box::new(envelope))
+                .await;
+        });
+    }
+
+    /// Whether a partition that blocks `from -> to` began while a message sent at `sent_ms`
+    /// was on its way (it is then lost, as in the kernel).
+    pub fn cut_since(&self, from: ProcessId, to: ProcessId, sent_ms: u64) -> bool {
+        let r = self.lock();
+        r.partitions_begun
+            .iter()
+            .any(|&(rule, at)| at >= sent_ms && self.world.faults.partitions[rule].blocks(from, to))
+    }
+
+    /// Publishes how much work process `p` has pending.
+    pub fn publish_work(&self, p: ProcessId, work: usize) {
+        let mut r = self.lock();
+        r.work[p] = work;
+        self.wake_if_done(&r);
+    }
+
+    /// Wakes the main task if the run ended or may have gone quiet.
+    pub fn wake_if_done(&self, r: &Record<A>) {
+        if r.ended.is_some() || r.looks_quiet() {
+            self.wake_main.notify_one();
+        }
+    }
+
+    /// Waits until the run ends: a violation, a bound, or quiescence (nothing scheduled and
+    /// no event for [`SETTLE`], so that nothing is left on the network either).
+    async fn wait_for_end(&self) {
+        loop {
+            let steps = {
+                let mut r = self.lock();
+                let now = self.now_ms();
+                if self
+                    .options
+                    .max_virtual_time_ms
+                    .is_some_and(|bound| now >= bound)
+                {
+                    r.end(Ended::TimeBound);
+                }
+                if r.ended.is_some() {
+                    return;
+                }
+                r.looks_quiet().then_some(r.steps)
+            };
+            match steps {
+                Some(steps) => {
+                    sleep(SETTLE).await;
+                    let mut r = self.lock();
+                    if r.ended.is_none() && r.looks_quiet() && r.steps == steps {
+                        let now = self.now_ms();
+                        r.evaluate(&self.world, now);
+                        r.at_terminal(now);
+                        r.end(Ended::Quiescent);
+                        return;
+                    }
+                }
+                None => {
+                    let bound = self.options.max_virtual_time_ms.unwrap_or(u64::MAX);
+                    let wake_at = bound.min(self.now_ms() + 3_600_000);
+                    tokio::select! {
+                        biased;
+                        _ = self.wake_main.notified() => {}
+                        _ = sleep_until(self.instant(wake_at)) => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A handler's effects: messages to send and timer requests.
+pub(crate) type Effects<A> = (
+    Vec<(ProcessId, <A as Actor>::Msg)>,
+    Vec<lockcheck_sim::world::TimerEffect<<A as Actor>::Timer>>,
+);
+
+/// Runs `world` once on the current madsim runtime, with faults from its envelope, and judges
+/// it by its properties. Call it inside `#[madsim::test]` (or a madsim `Runtime`); the
+/// runtime's seed decides everything, so the same seed gives the same run.
+pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> RunReport {
+    let handle = Handle::current();
+    NetSim::current().update_config(|c| {
+        c.packet_loss_rate = 0.0;
+        c.send_latency = Duration::ZERO..Duration::from_nanos(1);
+    });
+    let fault_per_mille = options.fault_per_mille.unwrap_or_else(|| {
+        FAULT_RATES_PER_MILLE[thread_rng().gen_range(0..FAULT_RATES_PER_MILLE.len())]
+    });
+    let carrier = handle
+        .create_node()
+        .name("lockcheck-carrier")
+        .ip(wire::carrier_ip())
+        .build();
+    let processes = world.processes.len();
+    let run = Arc::new(Run {
+        record: Mutex::new(Record::new(&world)),
+        world,
+        options,
+        fault_per_mille,
+        carrier,
+        nodes: Mutex::new(Vec::new()),
+        start: Instant::now(),
+        start_barrier: Barrier::new(processes + 1),
+        wake_main: Notify::new(),
+    });
+    let nodes: Vec<NodeId> = (0..processes)
+        .map(|p| {
+            let run = run.clone();
+            handle
+                .create_node()
+                .name(run.world.process_name(p).to_string())
+                .ip(wire::address(p).ip())
+                .init(move || node::process(run.clone(), p))
+                .build()
+                .id()
+        })
+        .collect();
+    *run.nodes.lock().expect("never poisoned") = nodes;
+    run.start_barrier.wait().await;
+    run.wait_for_end().await;
+    let end_ms = run.now_ms();
+    let r = run.lock();
+    let (witnessed, not_witnessed) = r.witnesses();
+    RunReport {
+        seed: handle.seed(),
+        world: run.world.name.clone(),
+        fault_per_mille,
+        violation: r.violation.clone(),
+        witnessed,
+        not_witnessed,
+        ended: r.ended.expect("the run ended"),
+        steps: r.steps,
+        end_ms,
+        faults: r.state.faults_used,
+        timeline: r.timeline_lines(&run.world),
+    }
+}

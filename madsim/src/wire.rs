@@ -1,0 +1,96 @@
+//! Messages on madsim's network, and the queue where a receiver holds them until they are due.
+//!
+//! madsim's network has one latency range for every link; a scenario gives each link its own
+//! set of delays. So the driver sets madsim's latency to zero, picks a message's delay from
+//! its link's set when it is sent, and stamps the envelope with the true time it is due. The
+//! receiver holds it until then: a FIFO link delivers in send order, a reordering link any
+//! due message. madsim decides whether the message gets there at all: a clogged link or a
+//! killed receiver drops it. A partition that begins while a message is held drops it too
+//! (the kernel drops messages in flight when a partition begins).
+
+use lockcheck_sim::world::ProcessId;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+/// The madsim tag every envelope is sent with.
+pub(crate) const TAG: u64 = 0x6c6f_636b;
+
+/// A message as it travels over madsim's network.
+#[derive(Debug)]
+pub(crate) struct Envelope<M> {
+    pub from: ProcessId,
+    pub msg: M,
+    /// Position in the sender's send order (FIFO links deliver in this order).
+    pub seq: u64,
+    /// True time of the send, in ms since the run began.
+    pub sent_ms: u64,
+    /// True time at which the message is due at the receiver.
+    pub due_ms: u64,
+}
+
+/// The madsim address of process `p`.
+pub(crate) fn address(p: ProcessId) -> SocketAddr {
+    SocketAddr::new(ip(1 + p as u32), 1)
+}
+
+/// The IP of the driver's own node, which carries sends on behalf of the processes.
+pub(crate) fn carrier_ip() -> IpAddr {
+    ip(0)
+}
+
+fn ip(host: u32) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + host))
+}
+
+/// A receiver's messages that arrived before they are due.
+#[derive(Debug)]
+pub(crate) struct Held<M> {
+    envelopes: Vec<Envelope<M>>,
+}
+
+impl<M> Default for Held<M> {
+    fn default() -> Self {
+        Held {
+            envelopes: Vec::new(),
+        }
+    }
+}
+
+impl<M> Held<M> {
+    pub fn push(&mut self, envelope: Envelope<M>) {
+        self.envelopes.push(envelope);
+    }
+
+    pub fn len(&self) -> usize {
+        self.envelopes.len()
+    }
+
+    /// The earliest due time of a message that could be delivered once due.
+    pub fn next_due_ms(&self, fifo: impl Fn(ProcessId) -> bool) -> Option<u64> {
+        (0..self.envelopes.len())
+            .filter(|&i| self.is_head(i, &fifo))
+            .map(|i| self.envelopes[i].due_ms)
+            .min()
+    }
+
+    /// Indices of the messages deliverable at `now_ms`: due, and first of their link when the
+    /// link is FIFO.
+    pub fn deliverable(&self, now_ms: u64, fifo: impl Fn(ProcessId) -> bool) -> Vec<usize> {
+        (0..self.envelopes.len())
+            .filter(|&i| self.envelopes[i].due_ms <= now_ms && self.is_head(i, &fifo))
+            .collect()
+    }
+
+    pub fn take(&mut self, i: usize) -> Envelope<M> {
+        self.envelopes.remove(i)
+    }
+
+    /// Whether message `i` may go before every other held message of its link.
+    fn is_head(&self, i: usize, fifo: &impl Fn(ProcessId) -> bool) -> bool {
+        let e = &self.envelopes[i];
+        !fifo(e.from)
+            || !self
+                .envelopes
+                .iter()
+                .any(|o| o.from == e.from && o.seq < e.seq)
+    }
+}
