@@ -6,7 +6,7 @@
 //! it also prints the violating run's report.
 
 use lockcheck::scenario::{builtin, Expected};
-use lockcheck_madsim::scenario::search;
+use lockcheck_madsim::scenario::{run_seed, search};
 use std::time::Instant;
 
 fn main() {
@@ -43,8 +43,12 @@ fn main() {
             found.not_witnessed.join(", ")
         );
         if scenarios.len() == 1 {
-            if let Some(r) = &found.violation {
-                println!("\n{r}");
+            match &found.violation {
+                Some(r) => println!("\n{r}"),
+                None => {
+                    let r = run_seed(scenario, first).expect("built-ins build");
+                    println!("\nthe first seed's run:\n{r}");
+                }
             }
         }
     }

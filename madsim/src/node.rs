@@ -55,7 +55,7 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
         }
     });
     if !run.lock().started[p] {
-        run.start_barrier.wait().await;
+        run.wait_for_start(p).await;
     }
     let mut local = Local::<A> {
         timers: Vec::new(),

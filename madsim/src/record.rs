@@ -48,8 +48,10 @@ pub(crate) struct Record<A: Actor> {
     pub partitions_begun: Vec<(usize, u64)>,
     /// Per process: the next send's position in its send order.
     pub next_seq: Vec<u64>,
-    /// Per process: whether it has started once (restarts skip the start barrier).
+    /// Per process: whether it has started once (restarts skip the start gate).
     pub started: Vec<bool>,
+    /// Per process: whether its endpoint is bound for its first start.
+    pub bound: Vec<bool>,
     pub timeline: Vec<Entry<A>>,
 }
 
@@ -91,6 +93,7 @@ impl<A: Actor> Record<A> {
             partitions_begun: Vec::new(),
             next_seq: vec![0; n],
             started: vec![false; n],
+            bound: vec![false; n],
             timeline: Vec::new(),
         }
     }
@@ -144,10 +147,13 @@ impl<A: Actor> Record<A> {
         }
     }
 
-    /// Whether nothing is scheduled: no timer, no held message, no resume, restart or heal.
-    /// (A message still on madsim's network is not counted; see `Run::wait_for_end`.)
+    /// Whether every process has started and nothing is scheduled: no timer, no held
+    /// message, no resume, restart or heal. (A message still on madsim's network is not
+    /// counted; see `Run::wait_for_end`.)
     pub fn looks_quiet(&self) -> bool {
-        self.controls == 0 && self.work.iter().all(|&w| w == 0)
+        self.started.iter().all(|&s| s)
+            && self.controls == 0
+            && self.work.iter().all(|&w| w == 0)
     }
 
     pub fn is_running(&self, p: ProcessId) -> bool {

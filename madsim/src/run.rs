@@ -17,11 +17,18 @@ use madsim::runtime::{Handle, NodeHandle};
 use madsim::task::NodeId;
 use madsim::time::{sleep, sleep_until, Duration, Instant};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{Barrier, Notify};
+use tokio::sync::Notify;
 
-/// How long the network may still carry a message after the last event: madsim's own
-/// scheduling delays are microseconds, and the driver sets its latency to zero.
-const SETTLE: Duration = Duration::from_millis(1);
+/// madsim time per millisecond of world time. madsim makes every sleep last at least 1 ms
+/// and adds such a sleep to each send and each receive (its model of syscall latency); a
+/// world's delays are a few ms, so at one-to-one those costs would lengthen every message.
+/// The driver runs a world's milliseconds as madsim seconds, where they shrink to a few
+/// millionths of a world millisecond, below the world's resolution.
+pub const MADSIM_PER_WORLD_MS: Duration = Duration::from_secs(1);
+
+/// How long the network may still carry a message after the last event (madsim's send and
+/// receive costs, with the latency the driver sets to zero), in madsim time.
+const SETTLE: Duration = Duration::from_millis(10);
 
 /// How a run is bounded and how often faults strike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,8 +81,10 @@ pub(crate) struct Run<A: Actor> {
     /// madsim node of each process.
     nodes: Mutex<Vec<NodeId>>,
     start: Instant,
-    /// Every process and the main task meet here before the first handler runs.
-    pub start_barrier: Barrier,
+    /// Opens once every process has bound its endpoint, so that no start-up message is sent
+    /// to an address not yet bound. (Not tokio's `Barrier`: its wake-up order comes from
+    /// tokio's own process-wide random state, which would make a run depend on earlier runs.)
+    start_gate: Notify,
     /// Wakes the main task: the run ended, or may have gone quiet.
     wake_main: Notify,
 }
@@ -85,18 +94,39 @@ impl<A: HostedActor> Run<A> {
         self.record.lock().expect("no task panics while holding the record")
     }
 
-    /// True time since the run began, in whole ms.
+    /// True (world) time since the run began, in whole ms.
     pub fn now_ms(&self) -> u64 {
-        (Instant::now() - self.start).as_millis() as u64
+        ((Instant::now() - self.start).as_nanos() / MADSIM_PER_WORLD_MS.as_nanos()) as u64
     }
 
-    /// The instant at true time `ms`.
+    /// The madsim instant at world time `ms`.
     pub fn instant(&self, ms: u64) -> Instant {
-        self.start + Duration::from_millis(ms)
+        self.start + MADSIM_PER_WORLD_MS * u32::try_from(ms).unwrap_or(u32::MAX)
     }
 
     pub fn node(&self, p: ProcessId) -> NodeId {
         self.nodes.lock().expect("never poisoned")[p]
+    }
+
+    /// Waits until every process has bound its endpoint (`p` has bound its own).
+    pub async fn wait_for_start(&self, p: ProcessId) {
+        {
+            let mut r = self.lock();
+            r.bound[p] = true;
+            if r.bound.iter().all(|&b| b) {
+                self.start_gate.notify_waiters();
+                return;
+            }
+        }
+        loop {
+            let opened = self.start_gate.notified();
+            tokio::pin!(opened);
+            opened.as_mut().enable();
+            if self.lock().bound.iter().all(|&b| b) {
+                return;
+            }
+            opened.await;
+        }
     }
 
     /// Starts (or restarts) process `p`'s actor; returns its start-up effects.
@@ -321,7 +351,7 @@ pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> R
         carrier,
         nodes: Mutex::new(Vec::new()),
         start: Instant::now(),
-        start_barrier: Barrier::new(processes + 1),
+        start_gate: Notify::new(),
         wake_main: Notify::new(),
     });
     let nodes: Vec<NodeId> = (0..processes)
@@ -337,7 +367,6 @@ pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> R
         })
         .collect();
     *run.nodes.lock().expect("never poisoned") = nodes;
-    run.start_barrier.wait().await;
     run.wait_for_end().await;
     let end_ms = run.now_ms();
     let r = run.lock();

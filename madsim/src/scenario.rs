@@ -25,12 +25,20 @@ pub async fn run_scenario(scenario: &Scenario) -> Result<RunReport, ScenarioErro
 }
 
 /// Runs `scenario` once in a madsim runtime of its own with `seed`: the run a
-/// `#[madsim::test]` of it makes under `MADSIM_TEST_SEED=seed`.
+/// `#[madsim::test]` of it makes under `MADSIM_TEST_SEED=seed`. Like madsim's test runner,
+/// it gives the runtime a fresh thread, so that nothing a thread keeps from earlier runs (the
+/// keys of std's hash maps) can change this one.
 pub fn run_seed(scenario: &Scenario, seed: u64) -> Result<RunReport, ScenarioError> {
     let world = Arc::new(scenario.build()?);
     let options = options(scenario);
-    let runtime = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-    Ok(runtime.block_on(run(world, options)))
+    let report = std::thread::spawn(move || {
+        let runtime =
+            madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+        runtime.block_on(run(world, options))
+    })
+    .join()
+    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    Ok(report)
 }
 
 /// What a range of seeds found.
