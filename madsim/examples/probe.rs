@@ -3,10 +3,15 @@ use lockcheck_madsim::scenario::run_seed;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let s = builtin::by_name(&args[0]).unwrap();
-    for a in &args[1..] {
-        let seed: u64 = a.parse().unwrap();
+    let wants: Vec<&str> = args[1].split('|').collect();
+    let n: u64 = args[2].parse().unwrap();
+    let mut shown = 0;
+    for seed in 1..=n {
         let r = run_seed(&s, seed).unwrap();
-        let faults: Vec<&String> = r.timeline.iter().filter(|l| l.contains("FAULT")).collect();
-        println!("seed {seed} rate {} steps {} end {:?} viol {:?} faults {:?} hash {}", r.fault_per_mille, r.steps, r.ended, r.violated(), faults, r.timeline.join("\n").len());
+        if wants.iter().all(|w| r.timeline.iter().any(|l| l.contains(w))) {
+            println!("{r}");
+            shown += 1;
+            if shown == 2 { break; }
+        }
     }
 }

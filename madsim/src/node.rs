@@ -4,7 +4,7 @@
 //! The node's task binds the process's endpoint, starts the actor, then loops: run one due
 //! event (the earliest due timer, or any deliverable message, chosen at random as the
 //! kernel's random walks choose), apply the handler's effects, offer the fault injector its
-//! chance, and yield so that a pause or crash takes effect and other tasks due at the same
+//! chance (also before the first event at a new time), and yield so that a pause or crash takes effect and other tasks due at the same
 //! time interleave. When nothing is due it sleeps until the next due time or the next
 //! arrival. Timers and held messages are the task's own memory: a madsim kill drops them, as
 //! a crash does in the kernel. A madsim pause stops the task; on resume, everything that
@@ -34,6 +34,13 @@ struct Local<A: HostedActor> {
 impl<A: HostedActor> Local<A> {
     fn work(&self) -> usize {
         self.timers.len() + self.held.len()
+    }
+
+    /// Whether some event of process `p` is due at `now`.
+    fn has_due(&self, run: &Run<A>, p: ProcessId, now: u64) -> bool {
+        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
+        self.timers.first().is_some_and(|t| t.due_ms <= now)
+            || !self.held.deliverable(now, fifo).is_empty()
     }
 }
 
@@ -71,6 +78,13 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
             local.held.push(envelope);
         }
         let now = run.now_ms();
+        if local.has_due(&run, p, now) && run.first_event_at(now) {
+            // Time moved on: as the kernel may take a fault when it advances, before any
+            // event due at the new time, so may this run.
+            run.maybe_fault();
+            madsim::task::yield_now().await;
+            continue;
+        }
         if let Some(event) = next_event(&run, p, now, &mut local) {
             let Some(effects) = run.handle(p, event) else {
                 return std::future::pending().await;

@@ -37,6 +37,8 @@ pub(crate) struct Record<A: Actor> {
     pub ended: Option<Ended>,
     /// Handlers run so far.
     pub steps: u32,
+    /// Time of the latest event (or fault chance taken as time moved on).
+    pub last_event_ms: Option<u64>,
     /// Per process: pending timers and held messages, as its task last published them.
     pub work: Vec<usize>,
     /// Resumes, restarts and heals scheduled and not yet done.
@@ -87,6 +89,7 @@ impl<A: Actor> Record<A> {
             violation: None,
             ended: None,
             steps: 0,
+            last_event_ms: None,
             work: vec![0; n],
             controls: 0,
             epochs: vec![0; n],

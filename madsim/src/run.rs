@@ -260,6 +260,14 @@ impl<A: HostedActor> Run<A> {
             .any(|&(rule, at)| at >= sent_ms && self.world.faults.partitions[rule].blocks(from, to))
     }
 
+    /// Whether `now` is later than every event so far (the first event at a new time asks).
+    pub fn first_event_at(&self, now: u64) -> bool {
+        let mut r = self.lock();
+        let first = r.last_event_ms.is_none_or(|t| t < now);
+        r.last_event_ms = Some(now);
+        first
+    }
+
     /// Publishes how much work process `p` has pending.
     pub fn publish_work(&self, p: ProcessId, work: usize) {
         let mut r = self.lock();
