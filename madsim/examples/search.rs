@@ -1,19 +1,25 @@
-//! Runs built-in scenarios under madsim for a range of seeds and prints what each found.
+//! Runs built-in scenarios under madsim and prints what each batch of runs found.
 //!
-//! `cargo run --release --example search -- [SCENARIO|all] [FIRST_SEED] [SEEDS]`
-//! (defaults: all, 1, 64). For each scenario: its expected verdict, the seeds run, the first
-//! violation (with the seed that replays it) and the witnesses no run saw; with one scenario
-//! it also prints the violating run's report.
+//! `cargo run --release --example search -- [SCENARIO|all] [SEED] [RUNS]`
+//! (defaults: all, 1, 64): a batch of up to RUNS runs per scenario under madsim seed SEED.
+//! For each scenario: its expected verdict, the runs made, the first violation (with the run
+//! that found it) and the witnesses no run saw; with one scenario it also prints the
+//! violating run's report (and with `FULL_TIMELINE=1` its whole timeline).
 
 use lockcheck::scenario::{builtin, Expected};
-use lockcheck_madsim::scenario::{run_seed, search};
+use lockcheck_madsim::scenario::batch_with_seed;
+use lockcheck_madsim::Until;
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let which = args.first().map(String::as_str).unwrap_or("all");
-    let first: u64 = args.get(1).map_or(1, |s| s.parse().expect("FIRST_SEED: a number"));
-    let count: u64 = args.get(2).map_or(64, |s| s.parse().expect("SEEDS: a number"));
+    let seed: u64 = args
+        .get(1)
+        .map_or(1, |s| s.parse().expect("SEED: a number"));
+    let runs: u32 = args
+        .get(2)
+        .map_or(64, |s| s.parse().expect("RUNS: a number"));
     let scenarios: Vec<_> = builtin::all()
         .into_iter()
         .filter(|s| which == "all" || s.name == which)
@@ -24,13 +30,17 @@ fn main() {
     }
     for scenario in &scenarios {
         let started = Instant::now();
-        let found = search(scenario, first..first + count).expect("built-ins build");
+        let until = match &scenario.expect {
+            Expected::Safe => Until::AnyViolation,
+            Expected::Violated { oracle } => Until::Violation(oracle.clone()),
+        };
+        let found = batch_with_seed(scenario, seed, runs, until).expect("built-ins build");
         let expected = match &scenario.expect {
             Expected::Safe => "safe".to_string(),
             Expected::Violated { oracle } => format!("violates {oracle}"),
         };
-        let verdict = match &found.violation {
-            Some(r) => format!("violates {} (seed {})", r.violated().unwrap_or("?"), r.seed),
+        let verdict = match found.violations.last() {
+            Some(r) => format!("violates {:?} (run {})", found.violated(), r.run),
             None => "safe".to_string(),
         };
         println!(
@@ -43,11 +53,10 @@ fn main() {
             found.not_witnessed.join(", ")
         );
         if scenarios.len() == 1 {
-            match &found.violation {
-                Some(r) => println!("\n{r}"),
-                None => {
-                    let r = run_seed(scenario, first).expect("built-ins build");
-                    println!("\nthe first seed's run:\n{r}");
+            if let Some(r) = found.violations.last() {
+                println!("\n{r}");
+                if std::env::var_os("FULL_TIMELINE").is_some() {
+                    println!("whole timeline:\n  {}", r.timeline.join("\n  "));
                 }
             }
         }

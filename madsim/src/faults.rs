@@ -40,7 +40,12 @@ impl<A: HostedActor> Run<A> {
         self.wake_if_done(&r);
     }
 
-    fn inject(self: &Arc<Self>, r: &mut Record<A>, now: u64, fault: &WorldAction<A::Msg, A::Timer>) {
+    fn inject(
+        self: &Arc<Self>,
+        r: &mut Record<A>,
+        now: u64,
+        fault: &WorldAction<A::Msg, A::Timer>,
+    ) {
         match *fault {
             WorldAction::Pause {
                 process: q,
@@ -93,7 +98,9 @@ impl<A: HostedActor> Run<A> {
                 r.state.procs[process].clock_steps_ms += delta_ms;
                 r.state.faults_used.clock_steps += 1;
             }
-            _ => unreachable!("the envelope offers only pauses, crashes, partitions and clock steps"),
+            _ => {
+                unreachable!("the envelope offers only pauses, crashes, partitions and clock steps")
+            }
         }
     }
 
@@ -143,7 +150,11 @@ impl<A: HostedActor> Run<A> {
         let rules = &self.world.faults.partitions;
         let net = NetSim::current();
         for &(a, b) in &rules[index].links {
-            let still_cut = r.state.partitions.iter().any(|(i, _)| rules[*i].blocks(a, b));
+            let still_cut = r
+                .state
+                .partitions
+                .iter()
+                .any(|(i, _)| rules[*i].blocks(a, b));
             if !still_cut {
                 net.unclog_link(self.node(a), self.node(b));
             }

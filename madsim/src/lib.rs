@@ -24,6 +24,7 @@ compile_error!(
      .cargo/config.toml sets the flag, and do not override RUSTFLAGS"
 );
 
+mod batch;
 mod faults;
 mod node;
 mod record;
@@ -32,5 +33,6 @@ mod run;
 pub mod scenario;
 mod wire;
 
+pub use batch::{for_each_run, run_batch, Batch, Until};
 pub use report::{Ended, RunReport, Violation};
 pub use run::{run, HostedActor, RunOptions};

@@ -10,6 +10,7 @@
 //! a crash does in the kernel. A madsim pause stops the task; on resume, everything that
 //! fell due meanwhile runs, in an order chosen like any other.
 
+use crate::record::ChoiceKind;
 use crate::run::{Effects, HostedActor, Run};
 use crate::wire::{self, Envelope, Held};
 use lockcheck_sim::world::{ProcessId, TimerEffect, WorldAction};
@@ -46,7 +47,7 @@ impl<A: HostedActor> Local<A> {
 
 /// The task of process `p`'s node (also its restart task).
 pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
-    let endpoint = Endpoint::bind(wire::address(p))
+    let endpoint = Endpoint::bind(wire::address(run.index, p))
         .await
         .expect("the process's address is free on its own node");
     let (arrivals_tx, mut arrivals) = mpsc::unbounded_channel();
@@ -61,8 +62,9 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
             }
         }
     });
-    if !run.lock().started[p] {
-        run.wait_for_start(p).await;
+    let first_start = !run.lock().started[p];
+    if first_start {
+        run.join_start(p).await;
     }
     let mut local = Local::<A> {
         timers: Vec::new(),
@@ -72,7 +74,13 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
         return std::future::pending().await;
     };
     apply(&run, p, &endpoint, &mut local, effects);
-    after_event(&run, p, &local).await;
+    if first_start {
+        // As in the kernel's first state, every process starts before anything happens.
+        run.publish_work(p, local.work());
+        run.wait_all_started().await;
+    } else {
+        after_event(&run, p, &local).await;
+    }
     loop {
         while let Ok(envelope) = arrivals.try_recv() {
             local.held.push(envelope);
@@ -147,8 +155,10 @@ fn next_event<A: HostedActor>(
             let label = run.world.processes[p].actor.describe_msg(&envelope.msg);
             let from = run.world.process_name(envelope.from);
             let to = run.world.process_name(p);
-            run.lock()
-                .note(now, format!("cut {from} -> {to}: {label} (a partition began on its way)"));
+            run.lock().aside(
+                now,
+                format!("cut {from} -> {to}: {label} (a partition began on its way)"),
+            );
             continue;
         }
         return Some(WorldAction::Deliver {
@@ -174,6 +184,10 @@ fn apply<A: HostedActor>(
             TimerEffect::Set { timer, after_ms } => (timer, after_ms),
             TimerEffect::SetAmong { timer, after_ms } => {
                 let pick = after_ms[thread_rng().gen_range(0..after_ms.len())];
+                if after_ms.len() > 1 {
+                    let label = run.world.timer_duration_label(p, &timer, pick);
+                    run.lock().choice(now, p, ChoiceKind::TimerDuration, label);
+                }
                 (timer, pick)
             }
             TimerEffect::Cancel(timer) => {

@@ -12,18 +12,41 @@
 
 use crate::report::{Ended, Violation};
 use lockcheck_sim::checker::{Checker, Hit};
-use lockcheck_sim::world::{Actor, Life, ProcState, ProcessId, StateOf, World, WorldAction};
-use lockcheck_sim::Model;
+use lockcheck_sim::world::{
+    advance_label, Actor, Life, ProcState, ProcessId, StateOf, World, WorldAction,
+};
+use lockcheck_sim::{Model, TraceStep};
 
-/// One line of a run's timeline.
+/// One entry of a run's timeline.
 pub(crate) enum Entry<A: Actor> {
     /// An event or fault, labelled as the kernel labels it.
     Action {
         at_ms: u64,
         action: WorldAction<A::Msg, A::Timer>,
     },
-    /// Something the driver did on its own account (a resume, a restart, a heal, a drop).
-    Note { at_ms: u64, text: String },
+    /// A choice the kernel makes as a step of its own: a message's delay or loss, a timer's
+    /// duration. `label` is the kernel's label for it.
+    Choice {
+        at_ms: u64,
+        process: ProcessId,
+        kind: ChoiceKind,
+        label: String,
+    },
+    /// Something the driver did on its own account. A resume, restart or heal happens when
+    /// time moves on (the kernel does it in `Advance`); a message cut on its way does not.
+    Note {
+        at_ms: u64,
+        text: String,
+        moves_time: bool,
+    },
+}
+
+/// The kinds of choices, in the order the kernel resolves them after a handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ChoiceKind {
+    TimerDuration,
+    Route,
+    Lose,
 }
 
 pub(crate) struct Record<A: Actor> {
@@ -154,9 +177,7 @@ impl<A: Actor> Record<A> {
     /// message, no resume, restart or heal. (A message still on madsim's network is not
     /// counted; see `Run::wait_for_end`.)
     pub fn looks_quiet(&self) -> bool {
-        self.started.iter().all(|&s| s)
-            && self.controls == 0
-            && self.work.iter().all(|&w| w == 0)
+        self.started.iter().all(|&s| s) && self.controls == 0 && self.work.iter().all(|&w| w == 0)
     }
 
     pub fn is_running(&self, p: ProcessId) -> bool {
@@ -167,8 +188,31 @@ impl<A: Actor> Record<A> {
         self.timeline.push(Entry::Action { at_ms, action });
     }
 
+    pub fn choice(&mut self, at_ms: u64, process: ProcessId, kind: ChoiceKind, label: String) {
+        self.timeline.push(Entry::Choice {
+            at_ms,
+            process,
+            kind,
+            label,
+        });
+    }
+
+    /// A driver action that happens as time moves on (a resume, a restart, a heal).
     pub fn note(&mut self, at_ms: u64, text: String) {
-        self.timeline.push(Entry::Note { at_ms, text });
+        self.timeline.push(Entry::Note {
+            at_ms,
+            text,
+            moves_time: true,
+        });
+    }
+
+    /// A driver action within the current time (a message cut on its way).
+    pub fn aside(&mut self, at_ms: u64, text: String) {
+        self.timeline.push(Entry::Note {
+            at_ms,
+            text,
+            moves_time: false,
+        });
     }
 
     /// Names of the `sometimes` properties, witnessed or not.
@@ -183,20 +227,77 @@ impl<A: Actor> Record<A> {
         (yes, no)
     }
 
-    /// The timeline as text, labelled as the kernel labels its steps.
+    /// The timeline as text, labelled as the kernel labels its steps (delays and timer
+    /// durations left out, losses shown as faults).
     pub fn timeline_lines(&self, world: &World<A>) -> Vec<String> {
         self.timeline
             .iter()
-            .map(|e| match e {
+            .filter_map(|e| match e {
                 Entry::Action { at_ms, action } => {
                     let fault = if world.is_fault(action) { "FAULT " } else { "" };
-                    format!(
+                    Some(format!(
                         "t={at_ms:>8} ms  {fault}{}",
                         world.label(&self.state, action)
-                    )
+                    ))
                 }
-                Entry::Note { at_ms, text } => format!("t={at_ms:>8} ms  {text}"),
+                Entry::Choice {
+                    at_ms,
+                    kind: ChoiceKind::Lose,
+                    label,
+                    ..
+                } => Some(format!("t={at_ms:>8} ms  FAULT {label}")),
+                Entry::Choice { .. } => None,
+                Entry::Note { at_ms, text, .. } => Some(format!("t={at_ms:>8} ms  {text}")),
             })
             .collect()
+    }
+
+    /// The run as the kernel's steps: every event, fault and choice under the kernel's label,
+    /// with an `Advance` wherever time moves on. The start-up choices come in the kernel's
+    /// order (timer durations, then delays, each by process), since madsim starts the
+    /// processes in an order of its own.
+    pub fn kernel_steps(&self, world: &World<A>) -> Vec<TraceStep> {
+        let startup = self
+            .timeline
+            .iter()
+            .take_while(|e| matches!(e, Entry::Choice { at_ms: 0, .. }))
+            .count();
+        let mut first: Vec<&Entry<A>> = self.timeline[..startup].iter().collect();
+        first.sort_by_key(|e| match e {
+            Entry::Choice { kind, process, .. } => (*kind, *process),
+            _ => unreachable!("the start-up block holds only choices"),
+        });
+        let mut steps = Vec::with_capacity(self.timeline.len());
+        let mut now = 0;
+        for e in first.into_iter().chain(&self.timeline[startup..]) {
+            let (at_ms, moves_time) = match e {
+                Entry::Action { at_ms, .. } => (*at_ms, true),
+                Entry::Choice { at_ms, .. } => (*at_ms, false),
+                Entry::Note {
+                    at_ms, moves_time, ..
+                } => (*at_ms, *moves_time),
+            };
+            if moves_time && at_ms > now {
+                now = at_ms;
+                steps.push(TraceStep {
+                    label: advance_label(now),
+                    at_ms: now,
+                });
+            }
+            let label = match e {
+                Entry::Action { action, .. } => world.label(&self.state, action),
+                Entry::Choice { label, .. } => label.clone(),
+                Entry::Note { .. } => continue,
+            };
+            steps.push(TraceStep { label, at_ms });
+        }
+        // A deadline found passed as time moved on, before any event at the new time.
+        if let Some(v) = self.violation.as_ref().filter(|v| v.at_ms > now) {
+            steps.push(TraceStep {
+                label: advance_label(v.at_ms),
+                at_ms: v.at_ms,
+            });
+        }
+        steps
     }
 }

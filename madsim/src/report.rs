@@ -1,6 +1,7 @@
 //! What one madsim run found, and how it reads.
 
 use lockcheck_sim::world::FaultsUsed;
+use lockcheck_sim::Trace;
 use std::fmt;
 
 /// How many timeline lines a report prints (the end of the run, where the violation is).
@@ -34,6 +35,8 @@ pub enum Ended {
 pub struct RunReport {
     /// madsim's seed: `MADSIM_TEST_SEED` replays the run.
     pub seed: u64,
+    /// The run's place among the runs of its runtime (0 for the first).
+    pub run: u32,
     pub world: String,
     /// The run's chance of a fault after each event, per thousand.
     pub fault_per_mille: u64,
@@ -50,6 +53,9 @@ pub struct RunReport {
     pub faults: FaultsUsed,
     /// Every event, fault and driver action, in order.
     pub timeline: Vec<String>,
+    /// The run as a kernel trace: `lockcheck replay` runs the very same steps in lockcheck's
+    /// own simulator, which must accept each of them and reach the same verdict.
+    pub trace: Trace,
 }
 
 impl RunReport {
@@ -70,8 +76,8 @@ impl fmt::Display for RunReport {
         };
         writeln!(
             f,
-            "madsim run of `{}` (seed {}, faults after {}‰ of events): {verdict}",
-            self.world, self.seed, self.fault_per_mille
+            "madsim run {} of seed {} on `{}` (faults after {}‰ of events): {verdict}",
+            self.run, self.seed, self.world, self.fault_per_mille
         )?;
         let u = &self.faults;
         writeln!(
@@ -87,7 +93,11 @@ impl fmt::Display for RunReport {
         }
         let skip = self.timeline.len().saturating_sub(SHOWN_LINES);
         if skip > 0 {
-            writeln!(f, "timeline (the last {SHOWN_LINES} of {} lines):", self.timeline.len())?;
+            writeln!(
+                f,
+                "timeline (the last {SHOWN_LINES} of {} lines):",
+                self.timeline.len()
+            )?;
         } else {
             writeln!(f, "timeline:")?;
         }

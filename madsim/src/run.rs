@@ -6,11 +6,12 @@
 //! from its seed, so events due at the same time interleave differently from seed to seed.
 
 use crate::node;
-use crate::record::Record;
+use crate::record::{ChoiceKind, Record};
 use crate::report::{Ended, RunReport};
 use crate::wire::{self, Envelope};
 use lockcheck_sim::chooser::FAULT_RATES_PER_MILLE;
 use lockcheck_sim::world::{Actor, Context, Life, ProcessId, World, WorldAction};
+use lockcheck_sim::Trace;
 use madsim::net::{Endpoint, NetSim};
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::{Handle, NodeHandle};
@@ -72,6 +73,8 @@ impl<A> HostedActor for A where
 /// What a run shares between its tasks.
 pub(crate) struct Run<A: Actor> {
     pub world: Arc<World<A>>,
+    /// Which run of its runtime this is (runs of one runtime use separate addresses).
+    pub index: u32,
     pub options: RunOptions,
     pub fault_per_mille: u64,
     record: Mutex<Record<A>>,
@@ -81,17 +84,19 @@ pub(crate) struct Run<A: Actor> {
     /// madsim node of each process.
     nodes: Mutex<Vec<NodeId>>,
     start: Instant,
-    /// Opens once every process has bound its endpoint, so that no start-up message is sent
-    /// to an address not yet bound. (Not tokio's `Barrier`: its wake-up order comes from
+    /// Opened whenever a process binds its endpoint or starts, for the processes waiting for
+    /// all the others at start-up. (Not tokio's `Barrier`: its wake-up order comes from
     /// tokio's own process-wide random state, which would make a run depend on earlier runs.)
-    start_gate: Notify,
+    gate: Notify,
     /// Wakes the main task: the run ended, or may have gone quiet.
     wake_main: Notify,
 }
 
 impl<A: HostedActor> Run<A> {
     pub fn lock(&self) -> MutexGuard<'_, Record<A>> {
-        self.record.lock().expect("no task panics while holding the record")
+        self.record
+            .lock()
+            .expect("no task panics while holding the record")
     }
 
     /// True (world) time since the run began, in whole ms.
@@ -108,21 +113,28 @@ impl<A: HostedActor> Run<A> {
         self.nodes.lock().expect("never poisoned")[p]
     }
 
-    /// Waits until every process has bound its endpoint (`p` has bound its own).
-    pub async fn wait_for_start(&self, p: ProcessId) {
-        {
-            let mut r = self.lock();
-            r.bound[p] = true;
-            if r.bound.iter().all(|&b| b) {
-                self.start_gate.notify_waiters();
-                return;
-            }
-        }
+    /// Process `p` has bound its endpoint: waits until every process has, so that no
+    /// start-up message goes to an address not yet bound.
+    pub async fn join_start(&self, p: ProcessId) {
+        self.lock().bound[p] = true;
+        self.gate.notify_waiters();
+        self.wait_until(|r| r.bound.iter().all(|&b| b)).await;
+    }
+
+    /// Waits until every process has started (the caller has).
+    pub async fn wait_all_started(&self) {
+        self.gate.notify_waiters();
+        self.wait_until(|r| r.started.iter().all(|&s| s)).await;
+    }
+
+    /// Waits until `ready` holds of the record; it is checked again whenever the gate is
+    /// opened.
+    async fn wait_until(&self, ready: impl Fn(&Record<A>) -> bool) {
         loop {
-            let opened = self.start_gate.notified();
+            let opened = self.gate.notified();
             tokio::pin!(opened);
             opened.as_mut().enable();
-            if self.lock().bound.iter().all(|&b| b) {
+            if ready(&self.lock()) {
                 return;
             }
             opened.await;
@@ -164,11 +176,7 @@ impl<A: HostedActor> Run<A> {
 
     /// Runs process `p`'s handler for `event`; returns its effects, or `None` once the run
     /// has ended.
-    pub fn handle(
-        &self,
-        p: ProcessId,
-        event: WorldAction<A::Msg, A::Timer>,
-    ) -> Option<Effects<A>> {
+    pub fn handle(&self, p: ProcessId, event: WorldAction<A::Msg, A::Timer>) -> Option<Effects<A>> {
         let now = self.now_ms();
         let mut r = self.lock();
         if r.ended.is_some() {
@@ -182,7 +190,10 @@ impl<A: HostedActor> Run<A> {
                 return None;
             }
         }
-        assert!(r.is_running(p), "internal bug: a handler of a stopped process");
+        assert!(
+            r.is_running(p),
+            "internal bug: a handler of a stopped process"
+        );
         let mut ctx = Context::new(p, self.world.local_now(&r.state, p));
         let actor = &self.world.processes[p].actor;
         let Life::Up(state) = &mut r.state.procs[p].life else {
@@ -219,17 +230,18 @@ impl<A: HostedActor> Run<A> {
         let link = self.world.network.link(from, to);
         let mut r = self.lock();
         let mut rng = thread_rng();
-        if link.lossy
-            && r.state.faults_used.losses < self.world.faults.max_losses
-            && rng.gen_range(0..1000) < self.fault_per_mille
-        {
+        let losses_left = r.state.faults_used.losses < self.world.faults.max_losses;
+        if link.lossy && losses_left && rng.gen_range(0..1000) < self.fault_per_mille {
             r.state.faults_used.losses += 1;
-            let label = self.world.processes[to].actor.describe_msg(&msg);
-            let (a, b) = (self.world.process_name(from), self.world.process_name(to));
-            r.note(now, format!("FAULT lose {a} -> {b}: {label}"));
+            let label = self.world.lose_label(from, to, &msg);
+            r.choice(now, from, ChoiceKind::Lose, label);
             return;
         }
         let delay_ms = link.delays_ms[rng.gen_range(0..link.delays_ms.len())];
+        if link.is_choice(losses_left) {
+            let label = self.world.route_label(from, to, &msg, delay_ms);
+            r.choice(now, from, ChoiceKind::Route, label);
+        }
         let seq = r.next_seq[from];
         r.next_seq[from] += 1;
         drop(r);
@@ -241,12 +253,13 @@ impl<A: HostedActor> Run<A> {
             due_ms: now + delay_ms,
         };
         let endpoint = endpoint.clone();
+        let index = self.index;
         // Sent from the carrier node, through the sender's own endpoint (so madsim checks the
         // sender's links): a pause or crash of the sender right after its handler cannot
         // hold back or lose what the handler sent.
         self.carrier.spawn(async move {
             let _ = endpoint
-                .send_to_raw(wire::address(to), wire::TAG, Box::new(envelope))
+                .send_to_raw(wire::address(index, to), wire::TAG, Box::new(envelope))
                 .await;
         });
     }
@@ -335,8 +348,19 @@ pub(crate) type Effects<A> = (
 
 /// Runs `world` once on the current madsim runtime, with faults from its envelope, and judges
 /// it by its properties. Call it inside `#[madsim::test]` (or a madsim `Runtime`); the
-/// runtime's seed decides everything, so the same seed gives the same run.
+/// runtime's seed decides everything, so the same seed gives the same run. For several runs
+/// in one runtime, use [`run_batch`](crate::run_batch).
 pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> RunReport {
+    run_in_runtime(world, options, 0).await
+}
+
+/// Run number `index` of the current runtime, on nodes of its own; they are killed when the
+/// run ends, so nothing of it lingers into the next.
+pub(crate) async fn run_in_runtime<A: HostedActor>(
+    world: Arc<World<A>>,
+    options: RunOptions,
+    index: u32,
+) -> RunReport {
     let handle = Handle::current();
     NetSim::current().update_config(|c| {
         c.packet_loss_rate = 0.0;
@@ -347,19 +371,20 @@ pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> R
     });
     let carrier = handle
         .create_node()
-        .name("lockcheck-carrier")
-        .ip(wire::carrier_ip())
+        .name(format!("lockcheck-carrier-{index}"))
+        .ip(wire::carrier_ip(index))
         .build();
     let processes = world.processes.len();
     let run = Arc::new(Run {
         record: Mutex::new(Record::new(&world)),
         world,
+        index,
         options,
         fault_per_mille,
         carrier,
         nodes: Mutex::new(Vec::new()),
         start: Instant::now(),
-        start_gate: Notify::new(),
+        gate: Notify::new(),
         wake_main: Notify::new(),
     });
     let nodes: Vec<NodeId> = (0..processes)
@@ -368,19 +393,24 @@ pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> R
             handle
                 .create_node()
                 .name(run.world.process_name(p).to_string())
-                .ip(wire::address(p).ip())
+                .ip(wire::address(index, p).ip())
                 .init(move || node::process(run.clone(), p))
                 .build()
                 .id()
         })
         .collect();
-    *run.nodes.lock().expect("never poisoned") = nodes;
+    *run.nodes.lock().expect("never poisoned") = nodes.clone();
     run.wait_for_end().await;
+    for node in nodes {
+        handle.kill(node);
+    }
+    handle.kill(run.carrier.id());
     let end_ms = run.now_ms();
     let r = run.lock();
     let (witnessed, not_witnessed) = r.witnesses();
     RunReport {
         seed: handle.seed(),
+        run: index,
         world: run.world.name.clone(),
         fault_per_mille,
         violation: r.violation.clone(),
@@ -391,5 +421,12 @@ pub async fn run<A: HostedActor>(world: Arc<World<A>>, options: RunOptions) -> R
         end_ms,
         faults: r.state.faults_used,
         timeline: r.timeline_lines(&run.world),
+        trace: Trace::new(
+            &*run.world,
+            None,
+            r.violation.as_ref().map(|v| v.property.as_str()),
+            0,
+            r.kernel_steps(&run.world),
+        ),
     }
 }

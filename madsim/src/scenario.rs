@@ -1,11 +1,11 @@
-//! lockcheck's scenarios on madsim: a scenario's world run under a seed, and the checks a
-//! `#[madsim::test]` makes of it.
+//! lockcheck's scenarios on madsim: batches of runs under a seed, and the checks a
+//! `#[madsim::test]` makes of them.
 
+use crate::batch::{for_each_run, run_batch, Batch, Until};
 use crate::report::RunReport;
-use crate::run::{run, RunOptions};
+use crate::run::RunOptions;
 use lockcheck::scenario::build::ScenarioError;
 use lockcheck::scenario::Scenario;
-use std::ops::Range;
 use std::sync::Arc;
 
 /// A scenario's run bounds: as many steps as one of its kernel random walks may take, and
@@ -18,92 +18,131 @@ pub fn options(scenario: &Scenario) -> RunOptions {
     }
 }
 
-/// Runs `scenario` once on the current madsim runtime.
-pub async fn run_scenario(scenario: &Scenario) -> Result<RunReport, ScenarioError> {
+/// Runs `scenario` up to `runs` times on the current madsim runtime, stopping as `until`
+/// says.
+pub async fn batch(scenario: &Scenario, runs: u32, until: Until) -> Result<Batch, ScenarioError> {
     let world = Arc::new(scenario.build()?);
-    Ok(run(world, options(scenario)).await)
+    Ok(run_batch(world, options(scenario), runs, until).await)
 }
 
-/// Runs `scenario` once in a madsim runtime of its own with `seed`: the run a
-/// `#[madsim::test]` of it makes under `MADSIM_TEST_SEED=seed`. Like madsim's test runner,
-/// it gives the runtime a fresh thread, so that nothing a thread keeps from earlier runs (the
-/// keys of std's hash maps) can change this one.
-pub fn run_seed(scenario: &Scenario, seed: u64) -> Result<RunReport, ScenarioError> {
+/// The batch a `#[madsim::test]` calling [`batch`] makes under `MADSIM_TEST_SEED=seed`, in a
+/// runtime of its own. Like madsim's test runner, it gives the runtime a fresh thread, so
+/// that nothing a thread keeps from earlier runtimes (the keys of std's hash maps) can
+/// change this one.
+pub fn batch_with_seed(
+    scenario: &Scenario,
+    seed: u64,
+    runs: u32,
+    until: Until,
+) -> Result<Batch, ScenarioError> {
     let world = Arc::new(scenario.build()?);
     let options = options(scenario);
-    let report = std::thread::spawn(move || {
+    let found = std::thread::spawn(move || {
         let runtime =
             madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-        runtime.block_on(run(world, options))
+        runtime.block_on(run_batch(world, options, runs, until))
     })
     .join()
     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    Ok(report)
-}
-
-/// What a range of seeds found.
-#[derive(Debug)]
-pub struct Search {
-    /// Seeds run (up to and including the first violation).
-    pub runs: u64,
-    /// The first run with a violation.
-    pub violation: Option<RunReport>,
-    /// `sometimes` properties some run witnessed.
-    pub witnessed: Vec<String>,
-    /// `sometimes` properties no run witnessed.
-    pub not_witnessed: Vec<String>,
-}
-
-/// Runs `scenario` under each seed of `seeds` until one finds a violation.
-pub fn search(scenario: &Scenario, seeds: Range<u64>) -> Result<Search, ScenarioError> {
-    let mut found = Search {
-        runs: 0,
-        violation: None,
-        witnessed: Vec::new(),
-        not_witnessed: Vec::new(),
-    };
-    for seed in seeds {
-        let report = run_seed(scenario, seed)?;
-        found.runs += 1;
-        for w in &report.witnessed {
-            if !found.witnessed.contains(w) {
-                found.witnessed.push(w.clone());
-            }
-        }
-        if found.runs == 1 {
-            found.not_witnessed = report.not_witnessed.clone();
-        }
-        found.not_witnessed.retain(|w| !found.witnessed.contains(w));
-        if report.violation.is_some() {
-            found.violation = Some(report);
-            break;
-        }
-    }
     Ok(found)
 }
 
-/// The command that replays `seed` of test `test` in this crate's test target `target`.
-pub fn replay_command(target: &str, test: &str, seed: u64) -> String {
-    format!(
-        "cd madsim && MADSIM_TEST_SEED={seed} MADSIM_TEST_NUM=1 cargo test --test {target} -- {test} --exact --nocapture"
-    )
+/// Every run of a batch of `runs` runs of `scenario` under `seed` (in a runtime of its own,
+/// as [`batch_with_seed`]), to be looked at one by one.
+pub fn runs_with_seed(
+    scenario: &Scenario,
+    seed: u64,
+    runs: u32,
+) -> Result<Vec<RunReport>, ScenarioError> {
+    let world = Arc::new(scenario.build()?);
+    let options = options(scenario);
+    let reports = std::thread::spawn(move || {
+        let runtime =
+            madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+        runtime.block_on(async {
+            let mut reports = Vec::new();
+            for_each_run(world, options, runs, |r| {
+                reports.push(r);
+                true
+            })
+            .await;
+            reports
+        })
+    })
+    .join()
+    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    Ok(reports)
 }
 
-/// For a `#[madsim::test]`: runs `scenario` once under the test's seed and panics if any of
-/// its oracles is violated, with the report and the command that replays the run. A scenario
-/// known to break its lock makes this panic with "violates `<oracle>`".
-pub async fn assert_safe(scenario: &Scenario, target: &str, test: &str) -> RunReport {
-    let report = run_scenario(scenario)
-        .await
-        .unwrap_or_else(|e| panic!("scenario `{}` does not build: {e}", scenario.name));
-    if let Some(v) = &report.violation {
+/// A test of this crate, for the command that replays it.
+#[derive(Clone, Copy, Debug)]
+pub struct TestName<'a> {
+    /// The test target (the file under `tests/`, without `.rs`).
+    pub target: &'a str,
+    /// The test function.
+    pub function: &'a str,
+}
+
+impl TestName<'_> {
+    /// The command that replays this test under `seed`.
+    pub fn replay_command(&self, seed: u64) -> String {
+        format!(
+            "cd madsim && MADSIM_TEST_SEED={seed} MADSIM_TEST_NUM=1 cargo test --test {} -- {} --exact --nocapture",
+            self.target, self.function
+        )
+    }
+}
+
+/// For a `#[madsim::test]`: runs `scenario` `runs` times under the test's seed and panics at
+/// the first violation of any of its oracles, with the report and the command that replays
+/// it.
+pub async fn expect_safe(scenario: &Scenario, runs: u32, test: TestName<'_>) -> Batch {
+    let found = built(scenario, batch(scenario, runs, Until::AnyViolation).await);
+    if let Some(report) = found.first_violation() {
         panic!(
-            "scenario `{}` violates `{}` under madsim seed {}\nreplay: {}\n\n{report}",
+            "scenario `{}` violates `{}` in run {} of madsim seed {}\nreplay: {}\n\n{report}",
             scenario.name,
-            v.property,
+            report.violated().unwrap_or_default(),
+            report.run,
             report.seed,
-            replay_command(target, test, report.seed)
+            test.replay_command(report.seed)
         );
     }
-    report
+    found
+}
+
+/// For a `#[madsim::test]`: runs `scenario` up to `runs` times under the test's seed and
+/// panics unless some run violates `oracle`. Prints the run that did, with the command that
+/// replays it (runs that violated other oracles first are named too).
+pub async fn expect_violation(
+    scenario: &Scenario,
+    oracle: &str,
+    runs: u32,
+    test: TestName<'_>,
+) -> RunReport {
+    let found = built(
+        scenario,
+        batch(scenario, runs, Until::Violation(oracle.to_string())).await,
+    );
+    let seed = found.seed;
+    let Some(report) = found.violation_of(oracle) else {
+        panic!(
+            "scenario `{}`: no violation of `{oracle}` in {runs} runs of madsim seed {seed} (violated: {:?})\nreplay: {}",
+            scenario.name,
+            found.violated(),
+            test.replay_command(seed)
+        );
+    };
+    println!(
+        "found: `{}` violates `{oracle}` in run {} of madsim seed {seed} (violated on the way: {:?})\nreplay: {}\n\n{report}",
+        scenario.name,
+        report.run,
+        found.violated(),
+        test.replay_command(seed)
+    );
+    report.clone()
+}
+
+fn built(scenario: &Scenario, batch: Result<Batch, ScenarioError>) -> Batch {
+    batch.unwrap_or_else(|e| panic!("scenario `{}` does not build: {e}", scenario.name))
 }

@@ -27,18 +27,27 @@ pub(crate) struct Envelope<M> {
     pub due_ms: u64,
 }
 
-/// The madsim address of process `p`.
-pub(crate) fn address(p: ProcessId) -> SocketAddr {
-    SocketAddr::new(ip(1 + p as u32), 1)
+/// Runs one madsim runtime can hold: each run has a block of addresses of its own, since
+/// the nodes of earlier runs keep theirs.
+pub(crate) const MAX_RUNS_PER_RUNTIME: u32 = 1 << 16;
+
+/// The madsim address of process `p` in run `run` of a runtime.
+pub(crate) fn address(run: u32, p: ProcessId) -> SocketAddr {
+    assert!(p < 255, "a world on madsim has at most 254 processes");
+    SocketAddr::new(ip(run, 1 + p as u32), 1)
 }
 
-/// The IP of the driver's own node, which carries sends on behalf of the processes.
-pub(crate) fn carrier_ip() -> IpAddr {
-    ip(0)
+/// The IP of run `run`'s carrier node, which carries sends on behalf of the processes.
+pub(crate) fn carrier_ip(run: u32) -> IpAddr {
+    ip(run, 0)
 }
 
-fn ip(host: u32) -> IpAddr {
-    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + host))
+fn ip(run: u32, host: u32) -> IpAddr {
+    assert!(
+        run < MAX_RUNS_PER_RUNTIME,
+        "too many runs in one madsim runtime"
+    );
+    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 | run << 8 | host))
 }
 
 /// A receiver's messages that arrived before they are due.

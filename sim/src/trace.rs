@@ -98,6 +98,26 @@ fn hash_hex(hash: u64) -> String {
 }
 
 impl Trace {
+    /// A trace of `steps` through `model` from initial state `init`, recorded by any driver.
+    pub fn new<M: Model>(
+        model: &M,
+        seed: Option<u64>,
+        property: Option<&str>,
+        init: usize,
+        steps: Vec<TraceStep>,
+    ) -> Self {
+        Trace {
+            format_version: FORMAT_VERSION,
+            tool_version: TOOL_VERSION.to_string(),
+            model: model.name(),
+            model_hash: hash_hex(model.model_hash()),
+            seed,
+            property: property.map(str::to_string),
+            init,
+            steps,
+        }
+    }
+
     /// The trace of `path` through `model`.
     pub fn from_path<M: Model>(model: &M, path: &Path<M>, property: Option<&str>) -> Self {
         let steps = path
@@ -109,16 +129,7 @@ impl Trace {
                 at_ms: model.virtual_time_ms(state),
             })
             .collect();
-        Trace {
-            format_version: FORMAT_VERSION,
-            tool_version: TOOL_VERSION.to_string(),
-            model: model.name(),
-            model_hash: hash_hex(model.model_hash()),
-            seed: path.seed,
-            property: property.map(str::to_string),
-            init: path.init,
-            steps,
-        }
+        Trace::new(model, path.seed, property, path.init, steps)
     }
 
     pub fn labels(&self) -> Vec<String> {

@@ -4,11 +4,51 @@
 //! internal vectors: `deliver client-1 -> kv: Acquire`, `pause client-1 for 300 ms`.
 
 use super::action::WorldAction;
-use super::actor::Actor;
+use super::actor::{Actor, ProcessId};
 use super::state::StateOf;
 use super::World;
 
+/// The label of `Advance` to `t_ms`.
+pub fn advance_label(t_ms: u64) -> String {
+    format!("advance to {t_ms} ms")
+}
+
 impl<A: Actor> World<A> {
+    /// The label of `Route`: `msg` from `from` to `to` takes `delay_ms`.
+    pub fn route_label(
+        &self,
+        from: ProcessId,
+        to: ProcessId,
+        msg: &A::Msg,
+        delay_ms: u64,
+    ) -> String {
+        format!(
+            "delay {} -> {}: {} by {delay_ms} ms",
+            self.process_name(from),
+            self.process_name(to),
+            self.processes[to].actor.describe_msg(msg)
+        )
+    }
+
+    /// The label of `Lose`: `msg` from `from` to `to` is lost.
+    pub fn lose_label(&self, from: ProcessId, to: ProcessId, msg: &A::Msg) -> String {
+        format!(
+            "lose {} -> {}: {}",
+            self.process_name(from),
+            self.process_name(to),
+            self.processes[to].actor.describe_msg(msg)
+        )
+    }
+
+    /// The label of `TimerDuration`: process `p`'s `timer` is set to `after_ms`.
+    pub fn timer_duration_label(&self, p: ProcessId, timer: &A::Timer, after_ms: u64) -> String {
+        format!(
+            "timer {}: {} after {after_ms} ms",
+            self.process_name(p),
+            self.processes[p].actor.describe_timer(timer)
+        )
+    }
+
     pub(crate) fn describe(
         &self,
         state: &StateOf<A>,
@@ -28,36 +68,19 @@ impl<A: Actor> World<A> {
                 self.processes[*process].actor.describe_timer(timer)
             ),
             WorldAction::Advance => match self.next_due_ms(state) {
-                Some(t) => format!("advance to {t} ms"),
+                Some(t) => advance_label(t),
                 None => "advance (nothing due)".to_string(),
             },
-            WorldAction::Route { delay_ms } => {
-                let m = state.unrouted.first();
-                match m {
-                    Some(m) => format!(
-                        "delay {} -> {}: {} by {delay_ms} ms",
-                        name(m.from),
-                        name(m.to),
-                        self.processes[m.to].actor.describe_msg(&m.msg)
-                    ),
-                    None => format!("delay by {delay_ms} ms"),
-                }
-            }
+            WorldAction::Route { delay_ms } => match state.unrouted.first() {
+                Some(m) => self.route_label(m.from, m.to, &m.msg, *delay_ms),
+                None => format!("delay by {delay_ms} ms"),
+            },
             WorldAction::TimerDuration { after_ms } => match state.undecided_timers.first() {
-                Some(t) => format!(
-                    "timer {}: {} after {after_ms} ms",
-                    name(t.process),
-                    self.processes[t.process].actor.describe_timer(&t.timer)
-                ),
+                Some(t) => self.timer_duration_label(t.process, &t.timer, *after_ms),
                 None => format!("timer after {after_ms} ms"),
             },
             WorldAction::Lose => match state.unrouted.first() {
-                Some(m) => format!(
-                    "lose {} -> {}: {}",
-                    name(m.from),
-                    name(m.to),
-                    self.processes[m.to].actor.describe_msg(&m.msg)
-                ),
+                Some(m) => self.lose_label(m.from, m.to, &m.msg),
                 None => "lose a message".to_string(),
             },
             WorldAction::Pause {

@@ -26,6 +26,7 @@ pub use clock::ClockSpec;
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };
+pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 
