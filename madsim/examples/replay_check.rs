@@ -1,41 +1,16 @@
 use lockcheck::scenario::builtin;
 use lockcheck_madsim::scenario::runs_with_seed;
 fn main() {
-    for s in builtin::all() {
-        let world = s.build().unwrap();
-        let reports = runs_with_seed(&s, 7, 100).unwrap();
-        let mut refused = 0;
-        let mut differ = 0;
-        for r in &reports {
-            match lockcheck_sim::replay(&world, &r.trace) {
-                Ok(rep) => {
-                    let k = rep.report.first_violation().map(|(n, _)| n.to_string());
-                    if k.as_deref() != r.violated() {
-                        differ += 1;
-                        if differ == 1 {
-                            println!(
-                                "  differ run {}: madsim {:?} kernel {:?}",
-                                r.run,
-                                r.violated(),
-                                k
-                            );
-                        }
-                    }
-                }
-                Err(e) => {
-                    refused += 1;
-                    if refused == 1 {
-                        println!("  refused run {}: {e}", r.run);
-                    }
-                }
-            }
-        }
-        println!(
-            "{:40} runs {} refused {} verdict differs {}",
-            s.name,
-            reports.len(),
-            refused,
-            differ
-        );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let s = builtin::by_name(&args[0]).unwrap();
+    let run: usize = args[1].parse().unwrap();
+    let world = s.build().unwrap();
+    let reports = runs_with_seed(&s, 7, run as u32 + 1).unwrap();
+    let r = &reports[run];
+    if let Err(e) = lockcheck_sim::replay(&world, &r.trace) {
+        println!("{e}");
+    }
+    for (i, st) in r.trace.steps.iter().enumerate() {
+        println!("{i:4} {:>8} {}", st.at_ms, st.label);
     }
 }

@@ -12,7 +12,12 @@ use lockcheck_sim::world::{Life, ProcessId, WorldAction};
 use madsim::net::NetSim;
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::Handle;
-use madsim::time::sleep_until;
+use madsim::time::{sleep_until, Duration, Instant};
+
+/// How much earlier than its restart time a crashed process's node is restarted, in madsim
+/// time: enough to bind its endpoint (madsim's minimum sleep is 1 ms), far less than a world
+/// millisecond (see [`MADSIM_PER_WORLD_MS`](crate::run::MADSIM_PER_WORLD_MS)).
+const RESTART_LEAD: Duration = Duration::from_millis(100);
 use std::sync::Arc;
 
 impl<A: HostedActor> Run<A> {
@@ -55,7 +60,8 @@ impl<A: HostedActor> Run<A> {
                 r.state.faults_used.pauses += 1;
                 let epoch = bump(r, q);
                 Handle::current().pause(self.node(q));
-                self.schedule(r, now + duration_ms, move |run| run.resume(q, epoch));
+                let at = self.instant(now + duration_ms);
+                self.schedule(r, at, move |run| run.resume(q, epoch));
             }
             WorldAction::Crash {
                 process: q,
@@ -77,7 +83,10 @@ impl<A: HostedActor> Run<A> {
                 let epoch = bump(r, q);
                 Handle::current().kill(self.node(q));
                 if let Some(d) = restart_after_ms {
-                    self.schedule(r, now + d, move |run| run.restart(q, epoch));
+                    // Restarted a little early, so that its endpoint is bound when it comes
+                    // up (madsim takes a moment to bind); it starts at `now + d` itself.
+                    let at = self.instant(now + d) - RESTART_LEAD;
+                    self.schedule(r, at, move |run| run.restart(q, epoch));
                 }
             }
             WorldAction::Partition { index, duration_ms } => {
@@ -91,7 +100,8 @@ impl<A: HostedActor> Run<A> {
                     net.clog_link(self.node(a), self.node(b));
                 }
                 if let Some(d) = duration_ms {
-                    self.schedule(r, now + d, move |run| run.heal(index));
+                    let at = self.instant(now + d);
+                    self.schedule(r, at, move |run| run.heal(index));
                 }
             }
             WorldAction::ClockStep { process, delta_ms } => {
@@ -104,17 +114,17 @@ impl<A: HostedActor> Run<A> {
         }
     }
 
-    /// Runs `undo` on the carrier node at true time `at_ms`.
+    /// Runs `undo` on the carrier node at madsim instant `at`.
     fn schedule(
         self: &Arc<Self>,
         r: &mut Record<A>,
-        at_ms: u64,
+        at: Instant,
         undo: impl FnOnce(&Run<A>) + Send + 'static,
     ) {
         r.controls += 1;
         let run = self.clone();
         self.carrier.spawn(async move {
-            sleep_until(run.instant(at_ms)).await;
+            sleep_until(at).await;
             undo(&run);
         });
     }
@@ -134,10 +144,12 @@ impl<A: HostedActor> Run<A> {
 
     fn restart(&self, q: ProcessId, epoch: u64) {
         let mut r = self.lock();
-        r.controls -= 1;
         if r.epochs[q] == epoch && r.ended.is_none() {
-            // The node's init task runs the actor's restart once it is scheduled.
+            // The node's init task runs the actor's restart at its time, and only then is
+            // this control done (see `Run::start_actor`).
             Handle::current().restart(self.node(q));
+        } else {
+            r.controls -= 1;
         }
         self.wake_if_done(&r);
     }

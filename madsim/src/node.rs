@@ -52,7 +52,11 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
         .expect("the process's address is free on its own node");
     let (arrivals_tx, mut arrivals) = mpsc::unbounded_channel();
     let receiver = endpoint.clone();
-    madsim::task::spawn(async move {
+    // The network takes messages in while the process is paused, as the kernel's buffer
+    // does: so arrivals are taken from the endpoint on the carrier node, which never pauses,
+    // in the order they arrive. (Left to pile up in madsim's mailbox, they would come out
+    // in another order: it takes a message out by swapping the last one into its place.)
+    run.carrier.spawn(async move {
         while let Ok((payload, _)) = receiver.recv_from_raw(wire::TAG).await {
             let envelope = payload
                 .downcast::<Envelope<A::Msg>>()
@@ -63,8 +67,11 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
         }
     });
     let first_start = !run.lock().started[p];
+    let restart_at_ms = run.lock().restart_at_ms(p);
     if first_start {
         run.join_start(p).await;
+    } else if let Some(at_ms) = restart_at_ms {
+        sleep_until(run.instant(at_ms)).await;
     }
     let mut local = Local::<A> {
         timers: Vec::new(),
@@ -86,6 +93,7 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
             local.held.push(envelope);
         }
         let now = run.now_ms();
+        drop_cut(&run, p, now, &mut local);
         if local.has_due(&run, p, now) && run.first_event_at(now) {
             // Time moved on: as the kernel may take a fault when it advances, before any
             // event due at the new time, so may this run.
@@ -126,15 +134,32 @@ async fn after_event<A: HostedActor>(run: &Arc<Run<A>>, p: ProcessId, local: &Lo
     madsim::task::yield_now().await;
 }
 
+/// Drops the held messages that a partition cut while they were on their way (the kernel
+/// drops them when the partition begins).
+fn drop_cut<A: HostedActor>(run: &Run<A>, p: ProcessId, now: u64, local: &mut Local<A>) {
+    for envelope in local
+        .held
+        .remove_lost(|e| run.cut_since(e.from, p, e.sent_ms))
+    {
+        let label = run.world.processes[p].actor.describe_msg(&envelope.msg);
+        let from = run.world.process_name(envelope.from);
+        let to = run.world.process_name(p);
+        run.lock().aside(
+            now,
+            format!("cut {from} -> {to}: {label} (a partition began on its way)"),
+        );
+    }
+}
+
 /// Takes one event due at `now`: the earliest timer if due, or a deliverable message, chosen
-/// uniformly. Messages a partition cut while they were on their way are dropped on the way.
+/// uniformly.
 fn next_event<A: HostedActor>(
     run: &Run<A>,
     p: ProcessId,
     now: u64,
     local: &mut Local<A>,
 ) -> Option<WorldAction<A::Msg, A::Timer>> {
-    loop {
+    {
         let timer_due = local.timers.first().is_some_and(|t| t.due_ms <= now);
         let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
         let messages = local.held.deliverable(now, fifo);
@@ -151,16 +176,6 @@ fn next_event<A: HostedActor>(
             });
         }
         let envelope = local.held.take(messages[k - usize::from(timer_due)]);
-        if run.cut_since(envelope.from, p, envelope.sent_ms) {
-            let label = run.world.processes[p].actor.describe_msg(&envelope.msg);
-            let from = run.world.process_name(envelope.from);
-            let to = run.world.process_name(p);
-            run.lock().aside(
-                now,
-                format!("cut {from} -> {to}: {label} (a partition began on its way)"),
-            );
-            continue;
-        }
         return Some(WorldAction::Deliver {
             from: envelope.from,
             to: p,

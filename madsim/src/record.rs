@@ -180,6 +180,14 @@ impl<A: Actor> Record<A> {
         self.started.iter().all(|&s| s) && self.controls == 0 && self.work.iter().all(|&w| w == 0)
     }
 
+    /// When crashed process `p` is due to restart.
+    pub fn restart_at_ms(&self, p: ProcessId) -> Option<u64> {
+        match self.state.procs[p].life {
+            Life::Down { restart_at_ms, .. } => restart_at_ms,
+            Life::Up(_) => None,
+        }
+    }
+
     pub fn is_running(&self, p: ProcessId) -> bool {
         self.state.procs[p].is_running()
     }

@@ -159,6 +159,7 @@ impl<A: HostedActor> Run<A> {
             },
         ) {
             Life::Down { survived, .. } if r.started[p] => {
+                r.controls -= 1;
                 r.note(now, format!("restart {}", self.world.process_name(p)));
                 actor.on_restart(survived, &mut ctx)
             }

@@ -93,6 +93,15 @@ impl<M> Held<M> {
         self.envelopes.remove(i)
     }
 
+    /// Removes and returns the messages `lost` says are lost.
+    pub fn remove_lost(&mut self, lost: impl Fn(&Envelope<M>) -> bool) -> Vec<Envelope<M>> {
+        let (gone, kept) = std::mem::take(&mut self.envelopes)
+            .into_iter()
+            .partition(|e| lost(e));
+        self.envelopes = kept;
+        gone
+    }
+
     /// Whether message `i` may go before every other held message of its link.
     fn is_head(&self, i: usize, fifo: &impl Fn(ProcessId) -> bool) -> bool {
         let e = &self.envelopes[i];
