@@ -37,11 +37,20 @@ impl<A: HostedActor> Local<A> {
         self.timers.len() + self.held.len()
     }
 
+    /// The events of process `p` due at `now`: whether its earliest timer is, and which
+    /// held messages may be delivered.
+    fn due(&self, run: &Run<A>, p: ProcessId, now: u64) -> (bool, Vec<usize>) {
+        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
+        (
+            self.timers.first().is_some_and(|t| t.due_ms <= now),
+            self.held.deliverable(now, fifo),
+        )
+    }
+
     /// Whether some event of process `p` is due at `now`.
     fn has_due(&self, run: &Run<A>, p: ProcessId, now: u64) -> bool {
-        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
-        self.timers.first().is_some_and(|t| t.due_ms <= now)
-            || !self.held.deliverable(now, fifo).is_empty()
+        let (timer_due, messages) = self.due(run, p, now);
+        timer_due || !messages.is_empty()
     }
 }
 
@@ -159,29 +168,25 @@ fn next_event<A: HostedActor>(
     now: u64,
     local: &mut Local<A>,
 ) -> Option<WorldAction<A::Msg, A::Timer>> {
-    {
-        let timer_due = local.timers.first().is_some_and(|t| t.due_ms <= now);
-        let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
-        let messages = local.held.deliverable(now, fifo);
-        let choices = usize::from(timer_due) + messages.len();
-        if choices == 0 {
-            return None;
-        }
-        let k = thread_rng().gen_range(0..choices);
-        if timer_due && k == 0 {
-            let t = local.timers.remove(0);
-            return Some(WorldAction::Fire {
-                process: p,
-                timer: t.timer,
-            });
-        }
-        let envelope = local.held.take(messages[k - usize::from(timer_due)]);
-        return Some(WorldAction::Deliver {
-            from: envelope.from,
-            to: p,
-            msg: envelope.msg,
+    let (timer_due, messages) = local.due(run, p, now);
+    let choices = usize::from(timer_due) + messages.len();
+    if choices == 0 {
+        return None;
+    }
+    let k = thread_rng().gen_range(0..choices);
+    if timer_due && k == 0 {
+        let t = local.timers.remove(0);
+        return Some(WorldAction::Fire {
+            process: p,
+            timer: t.timer,
         });
     }
+    let envelope = local.held.take(messages[k - usize::from(timer_due)]);
+    Some(WorldAction::Deliver {
+        from: envelope.from,
+        to: p,
+        msg: envelope.msg,
+    })
 }
 
 /// Applies a handler's effects: timers on the process's own clock, then its sends.

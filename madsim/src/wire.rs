@@ -112,3 +112,60 @@ impl<M> Held<M> {
                 .any(|o| o.from == e.from && o.seq < e.seq)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn envelope(from: ProcessId, seq: u64, due_ms: u64) -> Envelope<&'static str> {
+        Envelope {
+            from,
+            msg: "m",
+            seq,
+            sent_ms: 0,
+            due_ms,
+        }
+    }
+
+    #[test]
+    fn a_fifo_link_delivers_in_send_order_whatever_the_arrival_order() {
+        let mut held = Held::default();
+        held.push(envelope(1, 7, 5));
+        held.push(envelope(1, 6, 9));
+        held.push(envelope(2, 0, 3));
+        let fifo = |_| true;
+        // Sender 1's seq 7 is due first but waits for seq 6; sender 2 is independent.
+        assert_eq!(held.deliverable(5, fifo), vec![2]);
+        assert_eq!(held.next_due_ms(fifo), Some(3));
+        assert_eq!(held.deliverable(9, fifo), vec![1, 2]);
+        assert_eq!(held.take(1).seq, 6);
+        assert_eq!(held.deliverable(9, fifo), vec![0, 1]);
+    }
+
+    #[test]
+    fn a_reordering_link_delivers_any_due_message() {
+        let mut held = Held::default();
+        held.push(envelope(1, 7, 5));
+        held.push(envelope(1, 6, 9));
+        assert_eq!(held.deliverable(5, |_| false), vec![0]);
+        assert_eq!(held.next_due_ms(|_| false), Some(5));
+    }
+
+    #[test]
+    fn lost_messages_are_removed_and_returned() {
+        let mut held = Held::default();
+        held.push(envelope(1, 0, 5));
+        held.push(envelope(2, 0, 5));
+        let lost = held.remove_lost(|e| e.from == 1);
+        assert_eq!(lost.len(), 1);
+        assert_eq!(held.len(), 1);
+        assert_eq!(held.deliverable(5, |_| true), vec![0]);
+    }
+
+    #[test]
+    fn each_run_of_a_runtime_has_addresses_of_its_own() {
+        assert_eq!(address(0, 0).to_string(), "10.0.0.1:1");
+        assert_eq!(address(3, 4).to_string(), "10.0.3.5:1");
+        assert_eq!(carrier_ip(258).to_string(), "10.1.2.0");
+    }
+}

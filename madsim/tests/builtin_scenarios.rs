@@ -1,0 +1,214 @@
+//! The `#[madsim::test]` suite: every built-in scenario under madsim.
+//!
+//! Each test runs a batch of runs under each madsim seed (`MADSIM_TEST_SEED`, then the next
+//! `MADSIM_TEST_NUM - 1`; this crate's `.cargo/config.toml` defaults them to 1 and 8). A
+//! scenario expected to be safe must show no violation in any run; a scenario expected to
+//! break must break, with the expected oracle, within each seed's batch. A failure prints
+//! the seed, the run, its timeline and the command that replays it; the replay runs the same
+//! batch again and fails at the same run (checked below by running this very test binary
+//! with the printed seed).
+
+use lockcheck::scenario::{builtin, Expected};
+use lockcheck_madsim::scenario::{batch_with_seed, expect_safe, expect_violation, TestName};
+use lockcheck_madsim::Until;
+use std::process::Command;
+
+/// Runs per seed of a scenario expected to be safe.
+const SAFE_RUNS: u32 = 256;
+/// Runs per seed within which a scenario expected to break must break.
+const SEARCH_RUNS: u32 = 20_000;
+
+const TARGET: &str = "builtin_scenarios";
+
+macro_rules! safe {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(
+            #[madsim::test]
+            async fn $test() {
+                let scenario = builtin::by_name($name).expect("a built-in scenario");
+                let test = TestName { target: TARGET, function: stringify!($test) };
+                expect_safe(&scenario, SAFE_RUNS, test).await;
+            }
+        )*
+        const SAFE: &[&str] = &[$($name),*];
+    };
+}
+
+macro_rules! breaks {
+    ($($test:ident => $name:literal violates $oracle:literal),* $(,)?) => {
+        $(
+            #[madsim::test]
+            async fn $test() {
+                let scenario = builtin::by_name($name).expect("a built-in scenario");
+                let test = TestName { target: TARGET, function: stringify!($test) };
+                expect_violation(&scenario, $oracle, SEARCH_RUNS, test).await;
+            }
+        )*
+        const BREAKS: &[(&str, &str)] = &[$(($name, $oracle)),*];
+    };
+}
+
+safe! {
+    fencing_prevents_damage => "fencing-prevents-damage",
+    single_node_holder_crash => "single-node-holder-crash",
+    single_node_holder_partitioned => "single-node-holder-partitioned",
+    single_node_owner_checked_late_unlock => "single-node-owner-checked-late-unlock",
+    delayed_restart => "delayed-restart",
+    failover_fencing_from_token_service => "failover-fencing-from-token-service",
+    seed_003_defended => "seed-003-defended",
+    seed_003_gc_without_stall => "seed-003-gc-without-stall",
+    redlock_bounded_drift_safe => "redlock-bounded-drift-safe",
+    shared_detector_aborts_victim => "shared-detector-aborts-victim",
+    force_release_fenced => "force-release-fenced",
+    force_release_with_abort => "force-release-with-abort",
+    two_detectors_abort_victim => "two-detectors-abort-victim",
+}
+
+breaks! {
+    seed_000_single_node => "seed-000-single-node" violates "me-lock",
+    kleppmann_pause_past_lease => "kleppmann-pause-past-lease" violates "me-resource",
+    single_node_plain_del_late_unlock => "single-node-plain-del-late-unlock" violates "me-lock",
+    restart_without_persistence => "restart-without-persistence" violates "me-lock",
+    failover_loses_lock => "failover-loses-lock" violates "me-lock",
+    failover_rolls_back_fencing_counter => "failover-rolls-back-fencing-counter" violates "me-resource",
+    seed_003_incident => "seed-003-incident" violates "me-resource",
+    seed_000_redlock_process_pause => "seed-000-redlock-process-pause" violates "me-lock",
+    seed_000_redlock_partition => "seed-000-redlock-partition" violates "me-resource",
+    seed_000_redlock_majority_failure => "seed-000-redlock-majority-failure" violates "me-lock",
+    seed_000_redlock_clock_drift => "seed-000-redlock-clock-drift" violates "me-lock",
+    kleppmann_clock_jump => "kleppmann-clock-jump" violates "me-lock",
+    redlock_drift_beyond_factor => "redlock-drift-beyond-factor" violates "me-lock",
+    seed_000_detector_self_cycle => "seed-000-detector-self-cycle" violates "detector-false-positive",
+    seed_000_detector_breaks_exclusion => "seed-000-detector-breaks-exclusion" violates "me-lock",
+    seed_000_detector_as_intended => "seed-000-detector-as-intended" violates "detector-false-negative",
+    phantom_cycle_separate_reads => "phantom-cycle-separate-reads" violates "detector-false-positive",
+    stale_cycle_atomic_snapshot => "stale-cycle-atomic-snapshot" violates "detector-false-positive",
+    stale_cycle_confirmed => "stale-cycle-confirmed" violates "detector-false-positive",
+    lost_wait_edge => "lost-wait-edge" violates "detector-false-negative",
+    ttl_expiry_breaks_deadlock => "ttl-expiry-breaks-deadlock" violates "me-lock",
+    force_release_breaks_exclusion => "force-release-breaks-exclusion" violates "me-lock",
+    two_detectors_double_release => "two-detectors-double-release" violates "me-lock",
+    two_detectors_owner_checked => "two-detectors-owner-checked" violates "me-lock",
+}
+
+#[test]
+fn the_suite_covers_every_built_in_scenario_with_its_expected_verdict() {
+    let mut covered: Vec<(&str, Option<&str>)> = SAFE.iter().map(|&n| (n, None)).collect();
+    covered.extend(BREAKS.iter().map(|&(n, o)| (n, Some(o))));
+    covered.sort_unstable();
+    let mut expected: Vec<(String, Option<String>)> = builtin::all()
+        .into_iter()
+        .map(|s| match s.expect {
+            Expected::Safe => (s.name, None),
+            Expected::Violated { oracle } => (s.name, Some(oracle)),
+        })
+        .collect();
+    expected.sort_unstable();
+    let expected: Vec<(&str, Option<&str>)> = expected
+        .iter()
+        .map(|(n, o)| (n.as_str(), o.as_deref()))
+        .collect();
+    assert_eq!(covered, expected);
+}
+
+/// Runs one test of this binary (this very executable) under madsim seed `seed`, as the
+/// printed replay command does, and returns what it printed.
+fn run_this_test(function: &str, seed: u64) -> (bool, String) {
+    let output = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([function, "--exact", "--nocapture", "--test-threads", "1"])
+        .env("MADSIM_TEST_SEED", seed.to_string())
+        .env("MADSIM_TEST_NUM", "1")
+        .output()
+        .expect("the test binary runs");
+    let text = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+/// The lines a test printed about its madsim run, without the harness's own (timings).
+fn run_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.starts_with("found:") || l.starts_with("  t=") || l.starts_with("replay:"))
+        .collect()
+}
+
+#[test]
+fn replaying_a_printed_seed_runs_the_same_batch_again() {
+    let seed = 11;
+    let (ok_first, first) = run_this_test("kleppmann_pause_past_lease", seed);
+    let (ok_again, again) = run_this_test("kleppmann_pause_past_lease", seed);
+    assert!(ok_first && ok_again, "{first}\n{again}");
+    let lines = run_lines(&first);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("MADSIM_TEST_SEED={seed} "))),
+        "the test prints the command that replays it:\n{first}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("debit 10")),
+        "the timeline shows the stale debit:\n{first}"
+    );
+    assert_eq!(lines, run_lines(&again), "the same seed, the same run");
+    // The batch the test ran is the batch `batch_with_seed` runs outside the test harness.
+    let scenario = builtin::by_name("kleppmann-pause-past-lease").unwrap();
+    let batch = batch_with_seed(
+        &scenario,
+        seed,
+        SEARCH_RUNS,
+        Until::Violation("me-resource".into()),
+    )
+    .unwrap();
+    let report = batch
+        .violation_of("me-resource")
+        .expect("found in the batch");
+    let found = format!("in run {} of madsim seed {seed}", report.run);
+    assert!(first.contains(&found), "expected `{found}` in:\n{first}");
+    for line in &report.timeline {
+        assert!(
+            first.contains(line.as_str()),
+            "missing `{line}` in:\n{first}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_safety_test_prints_its_seed_and_fails_again_when_replayed() {
+    // Treat a scenario that breaks as if it were expected to be safe: the test must fail,
+    // and the failure must name the seed that replays it.
+    let scenario = builtin::by_name("restart-without-persistence").unwrap();
+    let fail = |seed: u64| -> String {
+        let scenario = scenario.clone();
+        let panic = std::thread::spawn(move || {
+            let runtime =
+                madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+            let test = TestName {
+                target: TARGET,
+                function: "restart_without_persistence_is_safe",
+            };
+            runtime.block_on(expect_safe(&scenario, SEARCH_RUNS, test));
+        })
+        .join()
+        .expect_err("the scenario breaks, so the safety test fails");
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .expect("a formatted panic message")
+    };
+    let message = fail(5);
+    assert!(
+        message.contains("violates `me-lock`"),
+        "the failure names the oracle:\n{message}"
+    );
+    assert!(
+        message.contains(
+            "MADSIM_TEST_SEED=5 MADSIM_TEST_NUM=1 cargo test --test builtin_scenarios -- restart_without_persistence_is_safe --exact"
+        ),
+        "the failure prints the command that replays it:\n{message}"
+    );
+    assert!(
+        message.contains("** me-lock violated here **"),
+        "and the race:\n{message}"
+    );
+    assert_eq!(fail(5), message, "replaying the seed fails the same way");
+}

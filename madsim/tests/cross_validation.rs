@@ -1,0 +1,127 @@
+//! Cross-validation: lockcheck's kernel and madsim, two independent simulators of the same
+//! actors, must agree on every built-in scenario.
+//!
+//! For each scenario, with the same budget for both (its kernel random-mode walk count,
+//! `explore.random_seeds`: 2,000 runs for most scenarios, 100 for the detector ones):
+//!
+//! - **Verdicts.** The kernel's random walks (seeds `0..random_seeds`) find a violation of an
+//!   oracle exactly when madsim's runs (one batch under madsim seed 1) do. A safe verdict
+//!   is not hollow in either: every `sometimes` witness happened in some run.
+//! - **Runs.** Every run madsim makes is also a kernel trace; the kernel must accept each of
+//!   its steps and reach the same verdict. This is checked for every violation madsim finds
+//!   and for the first 50 runs of each scenario under madsim seed 2, violating or not.
+//!
+//! Which oracle a search trips *first* may differ, since the two search differently: in
+//! `seed-000-redlock-process-pause` madsim may first find the stale debit (`me-resource`,
+//! with the pause landing before a renewal's answer is read) and later the overlapping
+//! beliefs (`me-lock`) the kernel finds first. Both are real: each replays in the kernel.
+//! So verdicts are compared per oracle: the kernel's first violated oracle must be found
+//! by madsim too.
+
+use lockcheck::check::{check, Mode};
+use lockcheck::scenario::{builtin, Scenario};
+use lockcheck_madsim::scenario::{batch_with_seed, runs_with_seed};
+use lockcheck_madsim::{RunReport, Until};
+
+/// Runs of each scenario whose every step the kernel must accept.
+const STEP_CHECKED_RUNS: u32 = 50;
+
+/// Replays `run` in the kernel; describes any disagreement.
+fn kernel_disagrees(scenario: &Scenario, run: &RunReport) -> Option<String> {
+    let world = scenario.build().expect("built-ins build");
+    match lockcheck_sim::replay(&world, &run.trace) {
+        Err(e) => Some(format!(
+            "{}: the kernel refuses madsim's run {} of seed {}: {e}\n{run}",
+            scenario.name, run.run, run.seed
+        )),
+        Ok(replayed) => {
+            let kernel = replayed.report.first_violation().map(|(name, _)| name);
+            (kernel != run.violated()).then(|| {
+                format!(
+                    "{}: madsim's run {} of seed {} ends in {:?}, its replay in the kernel in {kernel:?}\n{run}",
+                    scenario.name,
+                    run.run,
+                    run.seed,
+                    run.violated()
+                )
+            })
+        }
+    }
+}
+
+/// What is wrong between the two simulators on `scenario`, if anything.
+fn disagreements(scenario: &Scenario) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let budget = scenario.explore.random_seeds;
+    let kernel = check(
+        scenario,
+        Mode::Random {
+            first: 0,
+            count: budget,
+        },
+    )
+    .expect("built-ins build");
+    let kernel_verdict = kernel.violated().map(str::to_string);
+    let runs = u32::try_from(budget).expect("a budget madsim can batch");
+    let until = match &kernel_verdict {
+        Some(oracle) => Until::Violation(oracle.clone()),
+        None => Until::AnyViolation,
+    };
+    let madsim = batch_with_seed(scenario, 1, runs, until).expect("built-ins build");
+    match &kernel_verdict {
+        Some(oracle) if madsim.violation_of(oracle).is_none() => wrong.push(format!(
+            "{}: the kernel finds `{oracle}` in {budget} walks, madsim not in {runs} runs (it finds {:?})",
+            scenario.name,
+            madsim.violated()
+        )),
+        None if !madsim.violations.is_empty() => wrong.push(format!(
+            "{}: the kernel finds no violation in {budget} walks, madsim finds {:?}\n{}",
+            scenario.name,
+            madsim.violated(),
+            madsim.violations[0]
+        )),
+        None => {
+            let hollow = kernel.report.hollow();
+            if !hollow.is_empty() || !madsim.not_witnessed.is_empty() {
+                wrong.push(format!(
+                    "{}: a hollow safe verdict: never witnessed by the kernel {hollow:?}, by madsim {:?}",
+                    scenario.name, madsim.not_witnessed
+                ));
+            }
+        }
+        Some(_) => {}
+    }
+    wrong.extend(
+        madsim
+            .violations
+            .iter()
+            .filter_map(|run| kernel_disagrees(scenario, run)),
+    );
+    let sample = runs_with_seed(scenario, 2, STEP_CHECKED_RUNS).expect("built-ins build");
+    wrong.extend(
+        sample
+            .iter()
+            .filter_map(|run| kernel_disagrees(scenario, run)),
+    );
+    wrong
+}
+
+#[test]
+fn kernel_and_madsim_agree_on_every_built_in_scenario() {
+    let scenarios = builtin::all();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = scenarios.len().div_ceil(threads);
+    let wrong: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = scenarios
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || part.iter().flat_map(disagreements).collect::<Vec<_>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a worker finishes"))
+            .collect()
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
