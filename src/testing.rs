@@ -68,21 +68,7 @@ fn run(scenario: &Scenario, mode: Mode) -> Run {
     }
 }
 
-/// Where failing runs save their traces: `$LOCKCHECK_TRACE_DIR`, else
-/// `$CARGO_TARGET_DIR/lockcheck-traces`, else `target/lockcheck-traces` below the crate
-/// under test, else the system's temporary folder.
-pub fn trace_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("LOCKCHECK_TRACE_DIR") {
-        return d.into();
-    }
-    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(d).join("lockcheck-traces");
-    }
-    if let Some(d) = std::env::var_os("CARGO_MANIFEST_DIR") {
-        return PathBuf::from(d).join("target").join("lockcheck-traces");
-    }
-    std::env::temp_dir().join("lockcheck-traces")
-}
+pub use crate::cli::input::trace_dir;
 
 impl Run {
     /// The oracle that fired first, if any.

@@ -12,9 +12,7 @@
 
 use crate::report::{Ended, Violation};
 use lockcheck_sim::checker::{Checker, Hit};
-use lockcheck_sim::world::{
-    advance_label, Actor, Life, ProcState, ProcessId, StateOf, World, WorldAction,
-};
+use lockcheck_sim::world::{advance_label, Actor, Life, ProcessId, StateOf, World, WorldAction};
 use lockcheck_sim::{Model, TraceStep};
 
 /// One entry of a run's timeline.
@@ -86,25 +84,7 @@ impl<A: Actor> Record<A> {
         let checker = Checker::new(world.properties());
         let props = checker.props.len();
         Record {
-            state: StateOf::<A> {
-                now_ms: 0,
-                procs: (0..n)
-                    .map(|_| ProcState {
-                        life: Life::Down {
-                            survived: None,
-                            restart_at_ms: None,
-                        },
-                        paused_until_ms: None,
-                        clock_steps_ms: 0,
-                        timers: Vec::new(),
-                    })
-                    .collect(),
-                in_flight: Vec::new(),
-                unrouted: Vec::new(),
-                undecided_timers: Vec::new(),
-                partitions: Vec::new(),
-                faults_used: Default::default(),
-            },
+            state: StateOf::<A>::not_started(n),
             obligations: checker.initial_obligations(0),
             checker,
             decided: vec![false; props],

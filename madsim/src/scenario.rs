@@ -4,8 +4,10 @@
 use crate::batch::{for_each_run, run_batch, Batch, Until};
 use crate::report::RunReport;
 use crate::run::RunOptions;
+use lockcheck::cli::input::{trace_dir, SavedTrace};
 use lockcheck::scenario::build::ScenarioError;
 use lockcheck::scenario::Scenario;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A scenario's run bounds: as many steps as one of its kernel random walks may take, and
@@ -100,12 +102,13 @@ pub async fn expect_safe(scenario: &Scenario, runs: u32, test: TestName<'_>) -> 
     let found = built(scenario, batch(scenario, runs, Until::AnyViolation).await);
     if let Some(report) = found.first_violation() {
         panic!(
-            "scenario `{}` violates `{}` in run {} of madsim seed {}\nreplay: {}\n\n{report}",
+            "scenario `{}` violates `{}` in run {} of madsim seed {}\nreplay: {}\n{}\n\n{report}",
             scenario.name,
             report.violated().unwrap_or_default(),
             report.run,
             report.seed,
-            test.replay_command(report.seed)
+            test.replay_command(report.seed),
+            trace_note(scenario, report)
         );
     }
     found
@@ -134,13 +137,41 @@ pub async fn expect_violation(
         );
     };
     println!(
-        "found: `{}` violates `{oracle}` in run {} of madsim seed {seed} (violated on the way: {:?})\nreplay: {}\n\n{report}",
+        "found: `{}` violates `{oracle}` in run {} of madsim seed {seed} (violated on the way: {:?})\nreplay: {}\n{}\n\n{report}",
         scenario.name,
         report.run,
         found.violated(),
-        test.replay_command(seed)
+        test.replay_command(seed),
+        trace_note(scenario, report)
     );
     report.clone()
+}
+
+/// Saves `run` as a trace of `scenario` that `lockcheck replay` and `lockcheck explain`
+/// read (they run its steps in lockcheck's own simulator); returns the file, or why not.
+pub fn save_trace(scenario: &Scenario, run: &RunReport) -> Result<PathBuf, String> {
+    let dir = trace_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = dir.join(format!(
+        "{}-madsim-seed-{}-run-{}.trace.json",
+        scenario.name, run.seed, run.run
+    ));
+    SavedTrace::new(scenario, run.trace.clone())
+        .save(&file)
+        .map_err(|e| e.to_string())?;
+    Ok(file)
+}
+
+/// Where the run's trace went, and how to see it in lockcheck's own simulator.
+fn trace_note(scenario: &Scenario, run: &RunReport) -> String {
+    match save_trace(scenario, run) {
+        Ok(file) => format!(
+            "trace saved to {0}
+the same run in lockcheck's kernel: lockcheck replay {0} (or explain, for a picture)",
+            file.display()
+        ),
+        Err(e) => format!("the trace could not be saved: {e}"),
+    }
 }
 
 fn built(scenario: &Scenario, batch: Result<Batch, ScenarioError>) -> Batch {

@@ -6,7 +6,7 @@ use crate::scenario::{builtin, Scenario};
 use lockcheck_sim::{Trace, TraceError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Bad input: where it is and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +88,22 @@ impl SavedTrace {
                 .in_file(&path.display().to_string())
         })
     }
+}
+
+/// Where failing runs save their traces: `$LOCKCHECK_TRACE_DIR`, else
+/// `$CARGO_TARGET_DIR/lockcheck-traces`, else `target/lockcheck-traces` below the crate
+/// under test, else the system's temporary folder.
+pub fn trace_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("LOCKCHECK_TRACE_DIR") {
+        return d.into();
+    }
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(d).join("lockcheck-traces");
+    }
+    if let Some(d) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        return PathBuf::from(d).join("target").join("lockcheck-traces");
+    }
+    std::env::temp_dir().join("lockcheck-traces")
 }
 
 /// A built-in name, or a `.toml` / `.json` scenario file.
