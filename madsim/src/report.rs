@@ -82,7 +82,7 @@ impl fmt::Display for RunReport {
         let u = &self.faults;
         writeln!(
             f,
-            "ended: {:?} after {} steps at {} ms; faults: {} pauses, {} crashes, {} partitions, {} clock steps, {} losses",
+            "ended: {:?} after {} steps at {} ms; faults used: pauses {}, crashes {}, partitions {}, clock steps {}, losses {}",
             self.ended, self.steps, self.end_ms, u.pauses, u.crashes, u.partitions, u.clock_steps, u.losses
         )?;
         if !self.witnessed.is_empty() {
