@@ -27,6 +27,10 @@ use tokio::sync::Notify;
 /// millionths of a world millisecond, below the world's resolution.
 pub const MADSIM_PER_WORLD_MS: Duration = Duration::from_secs(1);
 
+/// World time a run lasts at most, whatever its options say (49.7 days: the madsim instants
+/// of later times are not represented).
+pub const MAX_WORLD_MS: u64 = u32::MAX as u64;
+
 /// How long the network may still carry a message after the last event (madsim's send and
 /// receive costs, with the latency the driver sets to zero), in madsim time.
 const SETTLE: Duration = Duration::from_millis(10);
@@ -36,7 +40,7 @@ const SETTLE: Duration = Duration::from_millis(10);
 pub struct RunOptions {
     /// Handlers a run runs at most (worlds with periodic timers never go quiet).
     pub max_steps: u32,
-    /// True time a run lasts at most, in ms.
+    /// World time a run lasts at most, in ms (never more than [`MAX_WORLD_MS`]).
     pub max_virtual_time_ms: Option<u64>,
     /// The chance of a fault after each event, per thousand; `None` draws it from the seed
     /// among the kernel's random-walk rates, so some runs are calm and others stormy.
@@ -104,9 +108,17 @@ impl<A: HostedActor> Run<A> {
         ((Instant::now() - self.start).as_nanos() / MADSIM_PER_WORLD_MS.as_nanos()) as u64
     }
 
-    /// The madsim instant at world time `ms`.
+    /// The madsim instant at world time `ms` (at most [`MAX_WORLD_MS`]).
     pub fn instant(&self, ms: u64) -> Instant {
         self.start + MADSIM_PER_WORLD_MS * u32::try_from(ms).unwrap_or(u32::MAX)
+    }
+
+    /// The world time at which the run ends at the latest.
+    fn time_bound_ms(&self) -> u64 {
+        self.options
+            .max_virtual_time_ms
+            .unwrap_or(MAX_WORLD_MS)
+            .min(MAX_WORLD_MS)
     }
 
     pub fn node(&self, p: ProcessId) -> NodeId {
@@ -213,11 +225,7 @@ impl<A: HostedActor> Run<A> {
         if r.steps >= self.options.max_steps {
             r.end(Ended::StepBound);
         }
-        if self
-            .options
-            .max_virtual_time_ms
-            .is_some_and(|bound| now >= bound)
-        {
+        if now >= self.time_bound_ms() {
             r.end(Ended::TimeBound);
         }
         self.wake_if_done(&r);
@@ -302,12 +310,7 @@ impl<A: HostedActor> Run<A> {
         loop {
             let steps = {
                 let mut r = self.lock();
-                let now = self.now_ms();
-                if self
-                    .options
-                    .max_virtual_time_ms
-                    .is_some_and(|bound| now >= bound)
-                {
+                if self.now_ms() >= self.time_bound_ms() {
                     r.end(Ended::TimeBound);
                 }
                 if r.ended.is_some() {
@@ -328,8 +331,8 @@ impl<A: HostedActor> Run<A> {
                     }
                 }
                 None => {
-                    let bound = self.options.max_virtual_time_ms.unwrap_or(u64::MAX);
-                    let wake_at = bound.min(self.now_ms() + 3_600_000);
+                    // Woken by the processes; the timer is only a backstop.
+                    let wake_at = self.time_bound_ms().min(self.now_ms() + 3_600_000);
                     tokio::select! {
                         biased;
                         _ = self.wake_main.notified() => {}

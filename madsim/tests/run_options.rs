@@ -1,8 +1,9 @@
-//! Faults on madsim come from the world's envelope, at the run's rate, within its budgets.
+//! A run's options: faults come from the world's envelope at the run's rate, within its
+//! budgets; step and time bounds end a run with what it saw so far.
 
 use lockcheck::scenario::builtin;
 use lockcheck_madsim::scenario::options;
-use lockcheck_madsim::{run, RunOptions};
+use lockcheck_madsim::{run, Ended, RunOptions};
 use std::sync::Arc;
 
 fn seed_000_with_rate(fault_per_mille: u64) -> (Arc<lockcheck::oracles::RedisWorld>, RunOptions) {
@@ -20,7 +21,7 @@ async fn without_faults_the_single_node_lock_holds() {
     let report = run(world, options).await;
     assert_eq!(report.violation, None, "{report}");
     assert_eq!(report.faults, Default::default(), "{report}");
-    assert_eq!(report.ended, lockcheck_madsim::Ended::Quiescent, "{report}");
+    assert_eq!(report.ended, Ended::Quiescent, "{report}");
     assert!(
         report
             .not_witnessed
@@ -50,4 +51,46 @@ async fn at_full_rate_the_first_chance_takes_a_fault_and_the_budget_caps_them() 
         report.timeline[0].starts_with("t=       0 ms  FAULT pause service-"),
         "at full rate the first chance, before the first event, takes a fault: {report}"
     );
+}
+
+#[madsim::test]
+async fn a_step_bound_ends_the_run_after_that_many_handlers() {
+    let (world, options) = seed_000_with_rate(0);
+    let report = run(
+        world,
+        RunOptions {
+            max_steps: 5,
+            ..options
+        },
+    )
+    .await;
+    assert_eq!(report.ended, Ended::StepBound, "{report}");
+    assert_eq!(report.steps, 5);
+    assert_eq!(report.timeline.len(), 5, "{report}");
+}
+
+#[madsim::test]
+async fn a_time_bound_ends_the_run_at_that_world_time() {
+    let (world, options) = seed_000_with_rate(0);
+    let bound_ms = 10_000;
+    let report = run(
+        world,
+        RunOptions {
+            max_virtual_time_ms: Some(bound_ms),
+            ..options
+        },
+    )
+    .await;
+    assert_eq!(report.ended, Ended::TimeBound, "{report}");
+    assert!(report.end_ms >= bound_ms, "{report}");
+    // service-b retries every 2 s until the time bound; nothing runs after it.
+    assert!(report.steps > 5, "{report}");
+    let last = report.timeline.last().expect("events before the bound");
+    let at_ms: u64 = last[2..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(at_ms <= bound_ms, "{report}");
 }
