@@ -86,10 +86,14 @@ pub struct TestName<'a> {
 }
 
 impl TestName<'_> {
-    /// The command that replays this test under `seed`.
+    /// The command that replays this test under `seed`, from the directory of the crate
+    /// under test (which `cargo test` names in `CARGO_MANIFEST_DIR`).
     pub fn replay_command(&self, seed: u64) -> String {
+        let cd = std::env::var("CARGO_MANIFEST_DIR")
+            .map(|dir| format!("cd {dir} && "))
+            .unwrap_or_default();
         format!(
-            "cd madsim && MADSIM_TEST_SEED={seed} MADSIM_TEST_NUM=1 cargo test --test {} -- {} --exact --nocapture",
+            "{cd}MADSIM_TEST_SEED={seed} MADSIM_TEST_NUM=1 cargo test --test {} -- {} --exact --nocapture",
             self.target, self.function
         )
     }
