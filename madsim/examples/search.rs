@@ -4,7 +4,8 @@
 //! (defaults: all, 1, 64): a batch of up to RUNS runs per scenario under madsim seed SEED.
 //! For each scenario: its expected verdict, the runs made, the first violation (with the run
 //! that found it) and the witnesses no run saw; with one scenario it also prints the
-//! violating run's report (and with `FULL_TIMELINE=1` its whole timeline).
+//! violating run's report (and with `FULL_TIMELINE=1` its whole timeline). The last line
+//! gives the runs and handler steps made, and how many per second.
 
 use lockcheck::scenario::{builtin, Expected};
 use lockcheck_madsim::scenario::batch_with_seed;
@@ -28,6 +29,8 @@ fn main() {
         eprintln!("no built-in scenario is called `{which}`");
         std::process::exit(2);
     }
+    let (mut total_runs, mut total_steps) = (0, 0);
+    let all_started = Instant::now();
     for scenario in &scenarios {
         let started = Instant::now();
         let until = match &scenario.expect {
@@ -43,8 +46,10 @@ fn main() {
             Some(r) => format!("violates {:?} (run {})", found.violated(), r.run),
             None => "safe".to_string(),
         };
+        total_runs += u64::from(found.runs);
+        total_steps += found.steps;
         println!(
-            "{:<40} expected {:<22} madsim {:<32} runs {:>4}  {:>6.2} s  unwitnessed [{}]",
+            "{:<40} expected {:<22} madsim {:<32} runs {:>5}  {:>6.2} s  unwitnessed [{}]",
             scenario.name,
             expected,
             verdict,
@@ -61,4 +66,10 @@ fn main() {
             }
         }
     }
+    let seconds = all_started.elapsed().as_secs_f64();
+    println!(
+        "runs={total_runs} steps={total_steps} seconds={seconds:.2} runs_per_second={:.0} steps_per_second={:.0}",
+        total_runs as f64 / seconds,
+        total_steps as f64 / seconds
+    );
 }

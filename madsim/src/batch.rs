@@ -27,6 +27,8 @@ pub struct Batch {
     pub seed: u64,
     /// Runs made.
     pub runs: u32,
+    /// Handlers run, over all runs.
+    pub steps: u64,
     /// For each property some run violated, the first run that did, in the order found.
     pub violations: Vec<RunReport>,
     /// `sometimes` properties some run witnessed.
@@ -67,12 +69,14 @@ pub async fn run_batch<A: HostedActor>(
     let mut batch = Batch {
         seed: madsim::runtime::Handle::current().seed(),
         runs: 0,
+        steps: 0,
         violations: Vec::new(),
         witnessed: Vec::new(),
         not_witnessed: Vec::new(),
     };
     for_each_run(world, options, runs, |report| {
         batch.runs += 1;
+        batch.steps += u64::from(report.steps);
         for w in &report.witnessed {
             if !batch.witnessed.contains(w) {
                 batch.witnessed.push(w.clone());

@@ -88,6 +88,31 @@ pub struct WorldState<S, M, T> {
 /// The world state of actor type `A`.
 pub type StateOf<A> = WorldState<<A as Actor>::State, <A as Actor>::Msg, <A as Actor>::Timer>;
 
+impl<S, M, T> WorldState<S, M, T> {
+    /// Time 0, `processes` processes all down (not yet started), nothing on the network.
+    pub fn not_started(processes: usize) -> Self {
+        WorldState {
+            now_ms: 0,
+            procs: (0..processes)
+                .map(|_| ProcState {
+                    life: Life::Down {
+                        survived: None,
+                        restart_at_ms: None,
+                    },
+                    paused_until_ms: None,
+                    clock_steps_ms: 0,
+                    timers: Vec::new(),
+                })
+                .collect(),
+            in_flight: Vec::new(),
+            unrouted: Vec::new(),
+            undecided_timers: Vec::new(),
+            partitions: Vec::new(),
+            faults_used: Default::default(),
+        }
+    }
+}
+
 impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
     /// The state of process `p`'s actor, if it is up.
     pub fn actor(&self, p: usize) -> Option<&S> {

@@ -14,34 +14,14 @@
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
 use super::network::{InFlight, Unrouted};
-use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
+use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
 
 type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
 
 impl<A: Actor> World<A> {
     pub(crate) fn initial_state(&self) -> StateOf<A> {
-        let mut state = StateOf::<A> {
-            now_ms: 0,
-            procs: self
-                .processes
-                .iter()
-                .map(|_| ProcState {
-                    life: Life::Down {
-                        survived: None,
-                        restart_at_ms: None,
-                    },
-                    paused_until_ms: None,
-                    clock_steps_ms: 0,
-                    timers: Vec::new(),
-                })
-                .collect(),
-            in_flight: Vec::new(),
-            unrouted: Vec::new(),
-            undecided_timers: Vec::new(),
-            partitions: Vec::new(),
-            faults_used: Default::default(),
-        };
+        let mut state = StateOf::<A>::not_started(self.processes.len());
         // Every process is up before any start-up message is routed.
         let mut contexts = Vec::with_capacity(self.processes.len());
         for p in 0..self.processes.len() {
