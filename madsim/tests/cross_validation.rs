@@ -163,3 +163,25 @@ fn both_searches_find_both_oracles_of_the_redlock_pause_scenario() {
         assert_eq!(kernel_disagrees(&scenario, run), None);
     }
 }
+
+/// No built-in scenario loses or reorders messages; a variant of seed 000 does both (every
+/// link lossy within a budget of two losses, delays of 1 to 20 ms in any order), and its
+/// runs replay step for step in the kernel too.
+#[test]
+fn lossy_reordering_links_agree_too() {
+    let mut scenario = builtin::by_name("seed-000-single-node").unwrap();
+    scenario.network.lossy = true;
+    scenario.network.reordering = true;
+    scenario.faults.max_losses = 2;
+    let runs = runs_with_seed(&scenario, 3, 100).expect("the variant builds");
+    let lost = runs
+        .iter()
+        .filter(|r| r.timeline.iter().any(|l| l.contains("FAULT lose")))
+        .count();
+    assert!(lost > 10, "messages were lost in {lost} of 100 runs");
+    let wrong: Vec<String> = runs
+        .iter()
+        .filter_map(|run| kernel_disagrees(&scenario, run))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
