@@ -393,12 +393,21 @@ pub(crate) async fn run_in_runtime<A: HostedActor>(
     });
     let nodes: Vec<NodeId> = (0..processes)
         .map(|p| {
-            let run = run.clone();
+            // madsim keeps a node's init function as long as the runtime lives; holding the
+            // run only weakly lets a finished run's record go.
+            let weak = Arc::downgrade(&run);
             handle
                 .create_node()
                 .name(run.world.process_name(p).to_string())
                 .ip(wire::address(index, p).ip())
-                .init(move || node::process(run.clone(), p))
+                .init(move || {
+                    let run = weak.upgrade();
+                    async move {
+                        if let Some(run) = run {
+                            node::process(run, p).await;
+                        }
+                    }
+                })
                 .build()
                 .id()
         })
