@@ -4,11 +4,12 @@
 //! The node's task binds the process's endpoint, starts the actor, then loops: run one due
 //! event (the earliest due timer, or any deliverable message, chosen at random as the
 //! kernel's random walks choose), apply the handler's effects, offer the fault injector its
-//! chance (also before the first event at a new time), and yield so that a pause or crash takes effect and other tasks due at the same
-//! time interleave. When nothing is due it sleeps until the next due time or the next
-//! arrival. Timers and held messages are the task's own memory: a madsim kill drops them, as
-//! a crash does in the kernel. A madsim pause stops the task; on resume, everything that
-//! fell due meanwhile runs, in an order chosen like any other.
+//! chance (also before the first event at a new time), and yield, so that a pause or crash
+//! takes effect and other tasks due at the same time interleave. When nothing is due it
+//! sleeps until the next due time or the next arrival. Timers and held messages are the
+//! task's own memory: a madsim kill drops them, as a crash does in the kernel. A madsim
+//! pause stops the task; on resume, everything that fell due meanwhile runs, in an order
+//! chosen like any other.
 
 use crate::record::ChoiceKind;
 use crate::run::{Effects, HostedActor, Run};
