@@ -1,10 +1,10 @@
 //! Faults on madsim: pauses with node pause/resume, crashes with kill/restart, partitions
 //! with link clogging, clock steps on the process's clock.
 //!
-//! After every event the run takes a fault with its fault rate, drawn uniformly from what the
-//! world's envelope allows at that moment ([`World::enabled_faults`], the list the kernel's
-//! random walks draw from). Undoing a fault (a resume, a restart, a heal) is a task on the
-//! carrier node that sleeps until it is due.
+//! After every event, and before the first event at a new time, the run takes a fault with
+//! its fault rate, drawn uniformly from what the world's envelope allows at that moment
+//! (`World::enabled_faults`, the list the kernel's random walks draw from). Undoing a fault
+//! (a resume, a restart, a heal) is a task on the carrier node that sleeps until it is due.
 
 use crate::record::Record;
 use crate::run::{HostedActor, Run};
@@ -13,15 +13,15 @@ use madsim::net::NetSim;
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::Handle;
 use madsim::time::{sleep_until, Duration, Instant};
+use std::sync::Arc;
 
 /// How much earlier than its restart time a crashed process's node is restarted, in madsim
 /// time: enough to bind its endpoint (madsim's minimum sleep is 1 ms), far less than a world
 /// millisecond (see [`MADSIM_PER_WORLD_MS`](crate::run::MADSIM_PER_WORLD_MS)).
 const RESTART_LEAD: Duration = Duration::from_millis(100);
-use std::sync::Arc;
 
 impl<A: HostedActor> Run<A> {
-    /// After an event: with the run's fault rate, one fault the envelope allows now.
+    /// A fault's chance: with the run's fault rate, one fault the envelope allows now.
     pub fn maybe_fault(self: &Arc<Self>) {
         let mut rng = thread_rng();
         if rng.gen_range(0..1000) >= self.fault_per_mille {
