@@ -35,4 +35,4 @@ mod wire;
 
 pub use batch::{for_each_run, run_batch, Batch, Until};
 pub use report::{Ended, RunReport, Violation};
-pub use run::{run, HostedActor, RunOptions};
+pub use run::{run, HostedActor, RunOptions, MADSIM_PER_WORLD_MS, MAX_WORLD_MS};
