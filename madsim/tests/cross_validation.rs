@@ -2,7 +2,7 @@
 //! actors, must agree on every built-in scenario.
 //!
 //! For each scenario, with the same budget for both (its kernel random-mode walk count,
-//! `explore.random_seeds`: 2,000 runs for most scenarios, 100 for the detector ones):
+//! `explore.random_seeds`: 2,000 runs, or 100 for the four safe detector scenarios):
 //!
 //! - **Verdicts.** The kernel's random walks (seeds `0..random_seeds`) find a violation of an
 //!   oracle exactly when madsim's runs (one batch under madsim seed 1) do. A safe verdict
