@@ -7,7 +7,7 @@ use crate::run::RunOptions;
 use lockcheck::cli::input::{trace_dir, SavedTrace};
 use lockcheck::scenario::build::ScenarioError;
 use lockcheck::scenario::Scenario;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A scenario's run bounds: as many steps as one of its kernel random walks may take, and
@@ -152,10 +152,16 @@ pub async fn expect_violation(
 }
 
 /// Saves `run` as a trace of `scenario` that `lockcheck replay` and `lockcheck explain`
-/// read (they run its steps in lockcheck's own simulator); returns the file, or why not.
+/// read (they run its steps in lockcheck's own simulator), in the folder where failing
+/// tests save traces (`$LOCKCHECK_TRACE_DIR`, else the target directory); returns the file,
+/// or why not.
 pub fn save_trace(scenario: &Scenario, run: &RunReport) -> Result<PathBuf, String> {
-    let dir = trace_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    save_trace_in(&trace_dir(), scenario, run)
+}
+
+/// [`save_trace`] into `dir`.
+pub fn save_trace_in(dir: &Path, scenario: &Scenario, run: &RunReport) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let file = dir.join(format!(
         "{}-madsim-seed-{}-run-{}.trace.json",
         scenario.name, run.seed, run.run

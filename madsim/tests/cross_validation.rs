@@ -185,3 +185,23 @@ fn lossy_reordering_links_agree_too() {
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
+
+/// A violation madsim finds is saved as a file the `lockcheck` command line loads; the file
+/// replays in the kernel to the same verdict (what `lockcheck replay <file>` does).
+#[test]
+fn a_saved_madsim_trace_loads_and_replays_in_the_kernel() {
+    let scenario = builtin::by_name("failover-loses-lock").unwrap();
+    let batch = batch_with_seed(&scenario, 4, 2_000, Until::Violation("me-lock".into())).unwrap();
+    let run = batch.violation_of("me-lock").expect("madsim finds it");
+    let dir = std::env::temp_dir().join(format!("lockcheck-madsim-{}", std::process::id()));
+    let file = lockcheck_madsim::scenario::save_trace_in(&dir, &scenario, run).unwrap();
+    let saved = lockcheck::cli::input::load_trace(file.to_str().unwrap()).unwrap();
+    assert_eq!(saved.scenario, scenario);
+    let world = saved.scenario.build().unwrap();
+    let replayed = lockcheck_sim::replay(&world, &saved.trace).unwrap();
+    assert_eq!(
+        replayed.report.first_violation().map(|(name, _)| name),
+        Some("me-lock")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
