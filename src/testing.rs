@@ -24,9 +24,9 @@ use crate::check::{check_with, Checked, Mode};
 use crate::cli::input::SavedTrace;
 pub use crate::cli::input::{load_scenario, scenario_from_toml, InputError};
 use crate::report::timeline;
+use crate::scenario::builtin;
 use crate::scenario::*;
 use crate::SystemWallClock;
-use lockcheck_model::lock::single::Release;
 use lockcheck_sim::{Outcome, Trace};
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -174,53 +174,26 @@ impl Run {
 /// lock itself: it fires first, as two beliefs overlap before the account is damaged). A
 /// starting point to adjust in code.
 pub fn single_node_lock(name: &str, ttl_ms: u64, work_ms: u64, pause_ms: u64) -> Scenario {
-    let client = |n: &str, start: u64| ClientSpec {
-        name: n.into(),
-        protocol: ProtocolSpec::SingleNode {
-            node: "redis".into(),
-            ttl_ms,
-            release: Release::OwnerChecked,
-            retry_ms: 2_000,
-            acquire_timeout_ms: None,
-            request_timeout_ms: 2_000,
-            fencing_counter: None,
-            via_sentinel: false,
-        },
-        workload: WorkloadSpec {
-            locks: vec!["order_lock".into()],
-            rounds: 1,
-            start_after_ms: start,
-            work_ms: vec![work_ms],
-            uses_account: true,
-            amount: 10,
-            checks_stop_event: false,
-        },
-        token_service_fencing: false,
-        clock: ClockSpecDe::default(),
+    let client = |n: &str, start| {
+        builtin::client(n, builtin::single_node("redis", ttl_ms), &[work_ms], start)
     };
-    let faults = if pause_ms > 0 {
-        FaultsSpec {
-            pauses: vec![PauseSpec {
-                process: "client-1".into(),
-                durations_ms: vec![pause_ms],
-            }],
-            max_pauses: 1,
-            ..FaultsSpec::default()
-        }
-    } else {
-        FaultsSpec::default()
-    };
-    let json = serde_json::json!({
-        "name": name,
-        "description": format!("single-node lock, TTL {ttl_ms} ms, work {work_ms} ms, pause {pause_ms} ms"),
-        "nodes": [{"name": "redis"}],
-        "clients": [client("client-1", 0), client("client-2", 100)],
-        "account": {"initial_balance": 100},
-        "faults": faults,
-        "oracles": [{"kind": "me-resource"}],
-        "expect": {"verdict": "safe"},
-    });
-    serde_json::from_value(json).expect("the single-node template is a valid scenario")
+    Scenario {
+        name: name.into(),
+        description: format!(
+            "single-node lock, TTL {ttl_ms} ms, work {work_ms} ms, pause {pause_ms} ms"
+        ),
+        nodes: vec![builtin::node("redis")],
+        clients: builtin::account_clients(vec![client("client-1", 0), client("client-2", 100)]),
+        account: Some(builtin::account(false, false, false)),
+        faults: if pause_ms > 0 {
+            builtin::pause("client-1", &[pause_ms], 1)
+        } else {
+            FaultsSpec::default()
+        },
+        oracles: vec![OracleSpec::MeResource],
+        expect: Expected::Safe,
+        ..builtin::base()
+    }
 }
 
 /// Parameters of [`single_node_lock`].

@@ -44,7 +44,7 @@ pub fn by_name(name: &str) -> Option<Scenario> {
 /// A scenario with nothing in it but what every scenario shares: no Sentinel, account, token
 /// service or detection, the default network, no faults, default exploration bounds. Each
 /// built-in fills in its own fields with `..base()`.
-pub(super) fn base() -> Scenario {
+pub(crate) fn base() -> Scenario {
     Scenario {
         name: String::new(),
         description: String::new(),
@@ -63,7 +63,7 @@ pub(super) fn base() -> Scenario {
 }
 
 /// The protected account with a balance of 100 and the given defences.
-pub(super) fn account(fencing: bool, unique_biz_id: bool, conditional_debit: bool) -> AccountSpec {
+pub(crate) fn account(fencing: bool, unique_biz_id: bool, conditional_debit: bool) -> AccountSpec {
     AccountSpec {
         initial_balance: 100,
         fencing,
@@ -72,7 +72,7 @@ pub(super) fn account(fencing: bool, unique_biz_id: bool, conditional_debit: boo
     }
 }
 
-pub(super) fn node(name: &str) -> NodeSpec {
+pub(crate) fn node(name: &str) -> NodeSpec {
     NodeSpec {
         name: name.into(),
         replica_of: None,
@@ -83,7 +83,7 @@ pub(super) fn node(name: &str) -> NodeSpec {
     }
 }
 
-pub(super) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
+pub(crate) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     ProtocolSpec::SingleNode {
         node: node.into(),
         ttl_ms,
@@ -96,7 +96,7 @@ pub(super) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     }
 }
 
-pub(super) fn client(
+pub(crate) fn client(
     name: &str,
     protocol: ProtocolSpec,
     work_ms: &[u64],
@@ -119,7 +119,7 @@ pub(super) fn client(
     }
 }
 
-pub(super) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
+pub(crate) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec {
     FaultsSpec {
         pauses: vec![PauseSpec {
             process: process.into(),
@@ -130,7 +130,7 @@ pub(super) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec
     }
 }
 
-pub(super) fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
+pub(crate) fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
     for c in &mut clients {
         c.workload.uses_account = true;
     }
