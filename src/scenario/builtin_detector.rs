@@ -8,6 +8,7 @@
 //! next one round the circle, with the seed's lock service parameters (retry every 500 ms,
 //! acquire timeout 10 s) on one Redis node (the detector does not depend on Redlock).
 
+use super::builtin;
 use super::detection::{
     DetectionSpec, DetectorSpec, LocalDetectorSpec, ServiceSpec, WaitEdgesSpec,
 };
@@ -79,32 +80,14 @@ fn seed_clients(protocol: ProtocolSpec) -> Vec<ClientSpec> {
     ]
 }
 
-fn node() -> NodeSpec {
-    NodeSpec {
-        name: "redis".into(),
-        replica_of: None,
-        persistence: PersistenceDe::None,
-        clock: ClockSpecDe::default(),
-        min_replicas_to_write: 0,
-        repl_ack_every_ms: None,
-    }
-}
-
 fn world(name: &str, description: &str, clients: Vec<ClientSpec>) -> Scenario {
     Scenario {
         name: name.into(),
         description: description.into(),
-        nodes: vec![node()],
-        sentinel: None,
+        nodes: vec![builtin::node("redis")],
         clients,
-        account: None,
-        token_service: false,
-        detection: None,
-        network: NetworkSpec::default(),
-        faults: FaultsSpec::default(),
-        explore: ExploreSpec::default(),
         oracles: Vec::new(),
-        expect: Expected::Safe,
+        ..builtin::base()
     }
 }
 
