@@ -29,10 +29,9 @@ impl<A: HostedActor> Run<A> {
         }
         let now = self.now_ms();
         let mut r = self.lock();
-        if r.ended.is_some() {
+        if !self.catch_up(&mut r, now) {
             return;
         }
-        r.state.now_ms = now;
         let mut faults = Vec::new();
         self.world.enabled_faults(&r.state, &mut faults);
         if faults.is_empty() {

@@ -51,9 +51,9 @@ pub(crate) struct Record<A: Actor> {
     pub state: StateOf<A>,
     checker: Checker<World<A>>,
     obligations: Option<Box<[u64]>>,
-    /// Per property: violated or witnessed already.
+    /// Per property: violated or witnessed already (a `sometimes` property is decided only
+    /// by being witnessed).
     decided: Vec<bool>,
-    pub witnessed: Vec<bool>,
     pub violation: Option<Violation>,
     pub ended: Option<Ended>,
     /// Handlers run so far.
@@ -88,7 +88,6 @@ impl<A: Actor> Record<A> {
             obligations: checker.initial_obligations(0),
             checker,
             decided: vec![false; props],
-            witnessed: vec![false; props],
             violation: None,
             ended: None,
             steps: 0,
@@ -131,18 +130,13 @@ impl<A: Actor> Record<A> {
             if std::mem::replace(&mut self.decided[i], true) {
                 continue;
             }
-            match hit {
-                Hit::Witnessed => self.witnessed[i] = true,
-                Hit::Violated => {
-                    if self.violation.is_none() {
-                        self.violation = Some(Violation {
-                            property: self.checker.props[i].name.clone(),
-                            at_ms: now_ms,
-                            step: self.steps,
-                        });
-                        self.end(Ended::Violation);
-                    }
-                }
+            if hit == Hit::Violated && self.violation.is_none() {
+                self.violation = Some(Violation {
+                    property: self.checker.props[i].name.clone(),
+                    at_ms: now_ms,
+                    step: self.steps,
+                });
+                self.end(Ended::Violation);
             }
         }
     }
@@ -209,7 +203,7 @@ impl<A: Actor> Record<A> {
         let mut no = Vec::new();
         for (i, p) in self.checker.props.iter().enumerate() {
             if p.kind() == lockcheck_sim::PropertyKind::Sometimes {
-                if self.witnessed[i] { &mut yes } else { &mut no }.push(p.name.clone());
+                if self.decided[i] { &mut yes } else { &mut no }.push(p.name.clone());
             }
         }
         (yes, no)

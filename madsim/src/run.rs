@@ -187,21 +187,24 @@ impl<A: HostedActor> Run<A> {
         Some(ctx.into_effects())
     }
 
+    /// Before anything happens at `now`: if time moved on since the state was last judged,
+    /// judges it as it stands now (the kernel judges the state its `Advance` reaches).
+    /// Returns whether the run goes on.
+    pub fn catch_up(&self, r: &mut Record<A>, now: u64) -> bool {
+        if r.ended.is_none() && r.state.now_ms != now {
+            r.evaluate(&self.world, now);
+            self.wake_if_done(r);
+        }
+        r.ended.is_none()
+    }
+
     /// Runs process `p`'s handler for `event`; returns its effects, or `None` once the run
     /// has ended.
     pub fn handle(&self, p: ProcessId, event: WorldAction<A::Msg, A::Timer>) -> Option<Effects<A>> {
         let now = self.now_ms();
         let mut r = self.lock();
-        if r.ended.is_some() {
+        if !self.catch_up(&mut r, now) {
             return None;
-        }
-        if r.state.now_ms != now {
-            // Time passed since the last event: judge the state as it stands now.
-            r.evaluate(&self.world, now);
-            if r.ended.is_some() {
-                self.wake_if_done(&r);
-                return None;
-            }
         }
         assert!(
             r.is_running(p),
