@@ -7,6 +7,7 @@ use crate::run::RunOptions;
 use lockcheck::cli::input::{trace_dir, SavedTrace};
 use lockcheck::scenario::build::ScenarioError;
 use lockcheck::scenario::Scenario;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,10 +28,28 @@ pub async fn batch(scenario: &Scenario, runs: u32, until: Until) -> Result<Batch
     Ok(run_batch(world, options(scenario), runs, until).await)
 }
 
+/// Runs the future `make` returns in a madsim runtime of its own with `seed`, as madsim's
+/// test runner does under `MADSIM_TEST_SEED=seed`: on a fresh thread, so that nothing a
+/// thread keeps from earlier runtimes (the keys of std's hash maps) can change it. A panic
+/// comes back as `Err`.
+pub fn in_runtime<T, F>(
+    seed: u64,
+    make: impl FnOnce() -> F + Send + 'static,
+) -> std::thread::Result<T>
+where
+    F: Future<Output = T>,
+    T: Send + 'static,
+{
+    std::thread::spawn(move || {
+        let runtime =
+            madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+        runtime.block_on(make())
+    })
+    .join()
+}
+
 /// The batch a `#[madsim::test]` calling [`batch`] makes under `MADSIM_TEST_SEED=seed`, in a
-/// runtime of its own. Like madsim's test runner, it gives the runtime a fresh thread, so
-/// that nothing a thread keeps from earlier runtimes (the keys of std's hash maps) can
-/// change this one.
+/// runtime of its own ([`in_runtime`]).
 pub fn batch_with_seed(
     scenario: &Scenario,
     seed: u64,
@@ -39,13 +58,8 @@ pub fn batch_with_seed(
 ) -> Result<Batch, ScenarioError> {
     let world = Arc::new(scenario.build()?);
     let options = options(scenario);
-    let found = std::thread::spawn(move || {
-        let runtime =
-            madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-        runtime.block_on(run_batch(world, options, runs, until))
-    })
-    .join()
-    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let found = in_runtime(seed, move || run_batch(world, options, runs, until))
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     Ok(found)
 }
 
@@ -58,20 +72,15 @@ pub fn runs_with_seed(
 ) -> Result<Vec<RunReport>, ScenarioError> {
     let world = Arc::new(scenario.build()?);
     let options = options(scenario);
-    let reports = std::thread::spawn(move || {
-        let runtime =
-            madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-        runtime.block_on(async {
-            let mut reports = Vec::new();
-            for_each_run(world, options, runs, |r| {
-                reports.push(r);
-                true
-            })
-            .await;
-            reports
+    let reports = in_runtime(seed, move || async move {
+        let mut reports = Vec::new();
+        for_each_run(world, options, runs, |r| {
+            reports.push(r);
+            true
         })
+        .await;
+        reports
     })
-    .join()
     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     Ok(reports)
 }
@@ -140,11 +149,20 @@ pub async fn expect_violation(
             test.replay_command(seed)
         );
     };
+    let others: Vec<&str> = found
+        .violated()
+        .into_iter()
+        .filter(|o| *o != oracle)
+        .collect();
+    let others = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" (earlier runs violated {others:?})")
+    };
     println!(
-        "found: `{}` violates `{oracle}` in run {} of madsim seed {seed} (violated on the way: {:?})\nreplay: {}\n{}\n\n{report}",
+        "found: `{}` violates `{oracle}` in run {} of madsim seed {seed}{others}\nreplay: {}\n{}\n\n{report}",
         scenario.name,
         report.run,
-        found.violated(),
         test.replay_command(seed),
         trace_note(scenario, report)
     );

@@ -9,7 +9,9 @@
 //! with the printed seed).
 
 use lockcheck::scenario::{builtin, Expected};
-use lockcheck_madsim::scenario::{batch_with_seed, expect_safe, expect_violation, TestName};
+use lockcheck_madsim::scenario::{
+    batch_with_seed, expect_safe, expect_violation, in_runtime, TestName,
+};
 use lockcheck_madsim::Until;
 use std::process::Command;
 
@@ -179,16 +181,13 @@ fn a_failing_safety_test_prints_its_seed_and_fails_again_when_replayed() {
     let scenario = builtin::by_name("restart-without-persistence").unwrap();
     let fail = |seed: u64| -> String {
         let scenario = scenario.clone();
-        let panic = std::thread::spawn(move || {
-            let runtime =
-                madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
+        let panic = in_runtime(seed, move || async move {
             let test = TestName {
                 target: TARGET,
                 function: "restart_without_persistence_is_safe",
             };
-            runtime.block_on(expect_safe(&scenario, SEARCH_RUNS, test));
+            expect_safe(&scenario, SEARCH_RUNS, test).await;
         })
-        .join()
         .expect_err("the scenario breaks, so the safety test fails");
         panic
             .downcast_ref::<String>()
