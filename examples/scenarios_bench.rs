@@ -1,48 +1,103 @@
-//! Cost of checking every built-in scenario exhaustively: unique states, states per second,
-//! the explorer's peak memory and wall time, one line per scenario. The whole bounded space
-//! is explored (no stop at the first violation), so the figures are the full cost.
+//! Cost of checking every built-in scenario exhaustively, with every reduction and without:
+//! unique states, states per second, the explorer's peak memory and wall time, the verdict,
+//! and how many times fewer states the reductions stored. The whole bounded space is
+//! explored (no stop at the first violation), so the figures are the full cost.
 //!
-//! `cargo run --release --example scenarios_bench [NAME...]`
+//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME...]`
 
 use lockcheck::check::{check_with, Mode};
-use lockcheck::scenario::builtin;
+use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::SystemWallClock;
+use lockcheck_sim::{Outcome, Reductions};
 use std::sync::Arc;
 use std::time::Instant;
 
-fn main() {
-    let only: Vec<String> = std::env::args().skip(1).collect();
-    println!(
-        "{:<40} {:>10} {:>12} {:>10} {:>9}  verdict",
-        "scenario", "states", "states/s", "peak MB", "seconds"
-    );
-    for scenario in builtin::all() {
-        if !only.is_empty() && !only.contains(&scenario.name) {
-            continue;
+/// One exhaustive run's figures.
+struct Run {
+    states: u64,
+    complete: bool,
+    line: String,
+}
+
+fn run(scenario: &Scenario, reductions: Reductions) -> Run {
+    let options = lockcheck_sim::Options {
+        wall_clock: Some(Arc::new(SystemWallClock::start())),
+        stop_at_first_violation: false,
+        reductions,
+        ..scenario.explore.options()
+    };
+    let started = Instant::now();
+    let checked = check_with(scenario, Mode::Exhaustive, options).expect("built-ins build");
+    let seconds = started.elapsed().as_secs_f64();
+    let stats = checked.report.stats;
+    let outcome = checked.report.outcome;
+    let verdict = match (checked.violated(), outcome) {
+        (Some(oracle), Outcome::LimitReached(limit)) => {
+            format!("{oracle} violated; {limit} reached")
         }
-        let options = lockcheck_sim::Options {
-            wall_clock: Some(Arc::new(SystemWallClock::start())),
-            stop_at_first_violation: false,
-            ..scenario.explore.options()
-        };
-        let started = Instant::now();
-        let checked = check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build");
-        let seconds = started.elapsed().as_secs_f64();
-        let stats = checked.report.stats;
-        let verdict = match (checked.violated(), checked.report.outcome) {
-            (Some(oracle), lockcheck_sim::Outcome::LimitReached(limit)) => {
-                format!("{oracle} violated; {limit} reached before the space was covered")
-            }
-            (Some(oracle), _) => format!("{oracle} violated"),
-            (None, outcome) => format!("safe ({outcome})"),
-        };
-        println!(
-            "{:<40} {:>10} {:>12.0} {:>10.1} {:>9.3}  {verdict}",
-            scenario.name,
+        (Some(oracle), _) => format!("{oracle} violated"),
+        (None, Outcome::LimitReached(limit)) => format!("no verdict: {limit} reached"),
+        (None, _) => "safe".to_string(),
+    };
+    Run {
+        states: stats.unique_states,
+        complete: !matches!(outcome, Outcome::LimitReached(_)),
+        line: format!(
+            "{:>10} {:>10.0} {:>8.1} {:>8.2}  {:<28}",
             stats.unique_states,
             stats.unique_states as f64 / seconds.max(1e-9),
             stats.peak_memory_bytes as f64 / 1e6,
             seconds,
+            verdict,
+        ),
+    }
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let reduced_only = take_flag(&mut args, "--reduced-only");
+    let unreduced_only = take_flag(&mut args, "--unreduced-only");
+    println!(
+        "{:<38} | {:>10} {:>10} {:>8} {:>8}  {:<28} | {:>10} {:>10} {:>8} {:>8}  {:<28} | factor",
+        "scenario",
+        "states",
+        "states/s",
+        "peak MB",
+        "seconds",
+        "verdict (reduced)",
+        "states",
+        "states/s",
+        "peak MB",
+        "seconds",
+        "verdict (unreduced)",
+    );
+    for scenario in builtin::all() {
+        if !args.is_empty() && !args.contains(&scenario.name) {
+            continue;
+        }
+        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all()));
+        let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none()));
+        let factor = match (&reduced, &unreduced) {
+            (Some(r), Some(u)) if r.complete && u.complete => {
+                format!("{:.1}x", u.states as f64 / r.states.max(1) as f64)
+            }
+            (Some(r), Some(u)) if r.complete => {
+                format!(">{:.1}x", u.states as f64 / r.states.max(1) as f64)
+            }
+            _ => "-".to_string(),
+        };
+        let blank = format!("{:>10} {:>10} {:>8} {:>8}  {:<28}", "", "", "", "", "");
+        println!(
+            "{:<38} | {} | {} | {factor}",
+            scenario.name,
+            reduced.map_or(blank.clone(), |r| r.line),
+            unreduced.map_or(blank, |u| u.line),
         );
     }
+}
+
+fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
+    let before = args.len();
+    args.retain(|a| a != flag);
+    args.len() != before
 }

@@ -13,13 +13,17 @@
 
 use lockcheck_model::lock::LockClient;
 use lockcheck_model::process::{Process, ProcessState};
-use lockcheck_sim::world::{ProcessId, StateOf, World};
-use lockcheck_sim::Property;
+use lockcheck_sim::world::Actor;
+use lockcheck_sim::world::{ProcessId, StateOf, World, WorldAction as KernelAction};
+use lockcheck_sim::{FpHasher, Property};
+use std::hash::{Hash, Hasher};
 
 /// A world of Redis nodes, lock clients and friends.
 pub type RedisWorld = World<Process>;
 /// Its state.
 pub type WorldState = StateOf<Process>;
+/// Its actions.
+pub type WorldAction = KernelAction<<Process as Actor>::Msg, <Process as Actor>::Timer>;
 
 /// The lock clients of a world (alone or inside a lock service): process id and
 /// configuration.
@@ -145,14 +149,63 @@ fn stored_on(world: &RedisWorld, state: &WorldState, nodes: &[ProcessId], key: &
         .count()
 }
 
-/// ME-lock as an `always` property.
-pub fn me_lock() -> Property<RedisWorld> {
-    Property::always("me-lock", |w, s| !two_holders(w, s))
+/// Whether `action` happens on a lock client (alone or inside a lock service): what beliefs
+/// are made of (the client's state, its clock, whether it is up or paused).
+pub fn on_a_client(world: &RedisWorld, action: &WorldAction) -> bool {
+    world
+        .action_process(action)
+        .is_some_and(|p| world.processes[p].actor.lock_client().is_some())
 }
 
-/// ME-resource as an `always` property.
+/// Whether `action` happens on the protected account.
+pub fn on_the_account(world: &RedisWorld, action: &WorldAction) -> bool {
+    world
+        .action_process(action)
+        .is_some_and(|p| matches!(world.processes[p].actor, Process::Account(_)))
+}
+
+/// A digest of every client's beliefs (what ME-lock and lock overlap read): one part per
+/// client, each from that client's own state and clock.
+pub fn beliefs_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, c) in clients(world) {
+        believed_keys(world, state, p, c).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// A digest of whether each client is paused while believing it holds a lock.
+fn paused_holders_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, c) in clients(world) {
+        (state.is_paused(p) && !believed_keys(world, state, p, c).is_empty()).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// A digest of whether each client's watchdog failed a renewal.
+fn failed_renewals_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, c) in clients(world) {
+        let failed = state
+            .actor(p)
+            .and_then(ProcessState::as_client)
+            .is_some_and(|s| c.failed_renewals(s) > 0);
+        failed.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// ME-lock as an `always` property. It reads the clients' beliefs only.
+pub fn me_lock() -> Property<RedisWorld> {
+    Property::always("me-lock", |w, s| !two_holders(w, s))
+        .observing_digest(on_a_client, beliefs_digest)
+}
+
+/// ME-resource as an `always` property. It reads the account only.
 pub fn me_resource() -> Property<RedisWorld> {
     Property::always("me-resource", |_, s| !resource_damaged(s))
+        .observing_digest(on_the_account, |_, s| resource_damaged(s) as u64)
 }
 
 /// Liveness: a crashed holder's lock becomes acquirable within `bound_ms`.
@@ -165,14 +218,16 @@ pub fn liveness(bound_ms: u64) -> Property<RedisWorld> {
     )
 }
 
-/// Witness: a pause overlapped a holding period.
+/// Witness: a pause overlapped a holding period (a client's pause and beliefs).
 pub fn pause_while_holding() -> Property<RedisWorld> {
     Property::sometimes("pause-while-holding", paused_while_holding)
+        .observing_digest(on_a_client, paused_holders_digest)
 }
 
-/// Witness: a renewal failed.
+/// Witness: a renewal failed (a client's state).
 pub fn renewal_failure() -> Property<RedisWorld> {
     Property::sometimes("renewal-failed", renewal_failed)
+        .observing_digest(on_a_client, failed_renewals_digest)
 }
 
 /// Witness: a client crashed or was cut off while its lock was stored.
@@ -183,5 +238,5 @@ pub fn holder_crashed() -> Property<RedisWorld> {
 /// Witness: two clients believed they held the same lock at once (the lock was broken, which
 /// a fenced resource must survive).
 pub fn lock_overlap() -> Property<RedisWorld> {
-    Property::sometimes("lock-overlap", two_holders)
+    Property::sometimes("lock-overlap", two_holders).observing_digest(on_a_client, beliefs_digest)
 }

@@ -6,15 +6,20 @@
 //! properties on it and pushes it. Depth-first, breadth-first, random walks and replay differ
 //! only in the frontier. Limits are checked as it goes and end the loop with a named outcome.
 
+use crate::branching::Tally;
 use crate::checker::{Checker, Hit};
 use crate::chooser::ReplayMismatch;
 use crate::fingerprint::{combine, Fingerprint};
 use crate::frontier::{Entry, Frontier};
 use crate::model::Model;
 use crate::path_log::PathLog;
+use crate::property::Observes;
 use crate::report::{Limit, Outcome, PropertyReport, Report, Stats, Status};
 use crate::visited::VisitedSet;
 use std::sync::Arc;
+
+mod reduction;
+pub use reduction::{PartialOrder, Reductions, Sight};
 
 /// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
 /// passes one (the `lockcheck` crate has a `std::time` implementation; tests use fakes).
@@ -45,6 +50,8 @@ pub struct Options {
     pub progress: Option<ProgressHook>,
     /// Pre-size the visited set for this many states.
     pub expected_states: usize,
+    /// Which reductions exhaustive search may use (all off by default).
+    pub reductions: Reductions,
 }
 
 impl Default for Options {
@@ -59,6 +66,7 @@ impl Default for Options {
             wall_clock: None,
             progress: None,
             expected_states: 0,
+            reductions: Reductions::none(),
         }
     }
 }
@@ -74,9 +82,17 @@ pub fn explore<M: Model, F: Frontier<M>>(
     frontier: &mut F,
     mut options: Options,
 ) -> Result<Report<M>, ReplayMismatch> {
+    let checker = Checker::new(model.properties());
+    let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
     let mut run = Run {
         model,
-        checker: Checker::new(model.properties()),
+        observes: checker
+            .props
+            .iter()
+            .filter_map(|p| p.observes.clone())
+            .collect(),
+        partial_order,
+        checker,
         visited: VisitedSet::with_capacity(options.expected_states),
         log: PathLog::default(),
         stats: Stats::default(),
@@ -86,7 +102,15 @@ pub fn explore<M: Model, F: Frontier<M>>(
         cut_by_time: false,
         spare: Vec::new(),
         ahead: None,
+        subset: Vec::new(),
+        settling: Vec::new(),
+        last_seen: false,
+        last_fp: 0,
+        expanded: None,
     };
+    if run.partial_order.is_on() {
+        run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
+    }
     let outcome = run.main_loop(frontier, &mut options)?;
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
@@ -106,11 +130,16 @@ pub fn explore<M: Model, F: Frontier<M>>(
         outcome,
         stats: run.stats,
         properties,
+        partial_order: run.partial_order,
     })
 }
 
 struct Run<'m, M: Model> {
     model: &'m M,
+    /// What the properties declare they observe (all of them, when partial order is on).
+    observes: Vec<Observes<M>>,
+    /// Whether partial-order reduction is used, or why not.
+    partial_order: PartialOrder,
     checker: Checker<M>,
     visited: VisitedSet,
     log: PathLog,
@@ -124,6 +153,18 @@ struct Run<'m, M: Model> {
     spare: Vec<Successor<M::State>>,
     /// The successors of the entry next in line, prepared early (breadth-first search).
     ahead: Option<Prepared<M::State>>,
+    /// Whether the last admitted successor (or a state met settling it) had been expanded
+    /// before (under partial-order reduction; see `reduction`).
+    last_seen: bool,
+    /// The fingerprint of the state admitted last.
+    last_fp: Fingerprint,
+    /// Fingerprints of the states expanded so far, under partial-order reduction (the
+    /// cycle proviso asks whether a successor was already expanded).
+    expanded: Option<VisitedSet>,
+    /// A buffer for a persistent subset's indices.
+    subset: Vec<usize>,
+    /// Transient states being settled under partial-order reduction.
+    settling: Vec<Entry<M::State>>,
 }
 
 /// The expansion of a frontier entry, computed before it is popped.
@@ -133,6 +174,10 @@ struct Prepared<S> {
     /// Whether it had no enabled action.
     terminal: bool,
     successors: Vec<Successor<S>>,
+    /// What it offered and what of it is expanded, by kind of choice.
+    tally: Tally,
+    /// Whether a persistent subset was chosen (the rest postponed).
+    reduced: bool,
 }
 
 /// A successor waiting to be deduplicated.
@@ -252,12 +297,13 @@ impl<M: Model> Run<'_, M> {
             self.stats.cut_off_states += 1;
             return Ok(Step::Go);
         }
-        let (mut successors, terminal) = match self.ahead.take() {
+        self.mark_expanded(&entry, vt, options);
+        let mut prepared = match self.ahead.take() {
             // Prepared while this entry was next in line: its successors' slots are
             // already on their way into the cache.
-            Some(ahead) if ahead.node == entry.node => (ahead.successors, ahead.terminal),
+            Some(ahead) if ahead.node == entry.node => ahead,
             stale => {
-                let mut successors = match stale {
+                let buffer = match stale {
                     Some(stale) => stale.successors,
                     None => std::mem::take(&mut self.spare),
                 };
@@ -265,64 +311,95 @@ impl<M: Model> Run<'_, M> {
                 model.actions(state, enabled);
                 selected.clear();
                 frontier.select(model, state, enabled, selected)?;
-                self.prepare(&entry, enabled, selected, &mut successors, options);
-                (successors, enabled.is_empty())
+                self.prepare(&entry, enabled, selected, buffer, options)
             }
         };
         if let Some(next) = frontier.peek_next() {
             // Prepare the next entry's successors now, so that their cache misses overlap
             // with the deduplication of this entry's successors.
-            let mut ahead = std::mem::take(&mut self.spare);
+            let buffer = std::mem::take(&mut self.spare);
             enabled.clear();
             model.actions(&next.state, enabled);
             selected.clear();
             selected.extend(0..enabled.len());
-            self.prepare(next, enabled, selected, &mut ahead, options);
-            self.ahead = Some(Prepared {
-                node: next.node,
-                terminal: enabled.is_empty(),
-                successors: ahead,
-            });
+            self.ahead = Some(self.prepare(next, enabled, selected, buffer, options));
         }
+        self.stats.branching.add(&prepared.tally);
+        let mut successors = std::mem::take(&mut prepared.successors);
+        let terminal = prepared.terminal;
         if terminal {
             self.spare = successors;
             self.checker.at_terminal(&entry.obligations, &mut self.hits);
             return Ok(self.record_hits(entry.node, options));
         }
         let prunes = frontier.prunes_visited();
+        let mut seen_any = false;
         for next in successors.drain(..) {
-            self.stats.transitions += 1;
-            let mut obligations = entry.obligations.clone();
-            let node = match self.admit(
-                &next.state,
-                next.vt,
-                Some(entry.node),
-                next.choice,
-                next.fp,
-                &mut obligations,
-                prunes,
-                options,
-            ) {
-                Admit::Stop(o) => return Ok(Step::Stop(o)),
-                Admit::Seen => continue,
-                Admit::New(node) => node,
-            };
-            let depth = entry.depth + 1;
-            self.stats.max_depth = self.stats.max_depth.max(depth);
-            self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next.vt);
-            frontier.push(Entry {
-                state: next.state,
-                node,
-                depth,
-                obligations,
-            });
+            match self.admit_successor(&entry, next, frontier, prunes, options) {
+                Step::Stop(o) => return Ok(Step::Stop(o)),
+                Step::Go => {}
+            }
+            seen_any |= self.last_seen;
         }
         self.spare = successors;
+        if prepared.reduced {
+            if let Step::Stop(o) = self.after_reduced(&entry, seen_any, frontier, options) {
+                return Ok(Step::Stop(o));
+            }
+        }
         self.stats.unique_states = self.visited.len() as u64;
         Ok(Step::Go)
     }
 
-    /// Computes the successors of `entry` under its `selected` actions into `out`.
+    /// Deduplicates one successor of `entry` and pushes it when new (settling it first when
+    /// it is transient under partial-order reduction). `last_seen` tells whether it (or a
+    /// state met while settling it) had been seen before.
+    fn admit_successor<F: Frontier<M>>(
+        &mut self,
+        entry: &Entry<M::State>,
+        next: Successor<M::State>,
+        frontier: &mut F,
+        prunes: bool,
+        options: &Options,
+    ) -> Step {
+        self.stats.transitions += 1;
+        self.last_seen = false;
+        let mut obligations = entry.obligations.clone();
+        let node = match self.admit(
+            &next.state,
+            next.vt,
+            Some(entry.node),
+            next.choice,
+            next.fp,
+            &mut obligations,
+            prunes,
+            options,
+        ) {
+            Admit::Stop(o) => return Step::Stop(o),
+            Admit::Seen => {
+                self.last_seen = self.was_expanded(self.last_fp);
+                return Step::Go;
+            }
+            Admit::New(node) => node,
+        };
+        let depth = entry.depth + 1;
+        self.stats.max_depth = self.stats.max_depth.max(depth);
+        self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next.vt);
+        let next = Entry {
+            state: next.state,
+            node,
+            depth,
+            obligations,
+        };
+        if self.partial_order.is_on() && self.model.is_transient(&next.state) {
+            return self.settle(next, frontier, options);
+        }
+        frontier.push(next);
+        Step::Go
+    }
+
+    /// Computes the successors of `entry` under its `selected` actions (or, under
+    /// partial-order reduction, under a persistent subset of them) into `out`.
     ///
     /// Successors first. When no obligation rides on the path, a successor's fingerprint
     /// depends on the state alone: it is computed here and its slot in the visited table is
@@ -333,13 +410,53 @@ impl<M: Model> Run<'_, M> {
         entry: &Entry<M::State>,
         enabled: &[M::Action],
         selected: &[usize],
+        mut out: Vec<Successor<M::State>>,
+        options: &Options,
+    ) -> Prepared<M::State> {
+        let model = self.model;
+        let mut tally = Tally::default();
+        for action in enabled {
+            tally.offer(model.choice_kind(action));
+        }
+        let mut subset = std::mem::take(&mut self.subset);
+        let mut reduced =
+            selected.len() == enabled.len() && self.reduce(entry, enabled, &mut subset);
+        let chosen = if reduced { &subset[..] } else { selected };
+        out.clear();
+        self.successors_into(entry, enabled, chosen, &mut tally, &mut out, options);
+        if reduced && !self.invisible_here(&entry.state, enabled, &out) {
+            // An action of the subset changed what a property observes: expand fully.
+            self.stats.visible_expansions += 1;
+            let rest: Vec<usize> = (0..enabled.len())
+                .filter(|i| subset.binary_search(i).is_err())
+                .collect();
+            self.successors_into(entry, enabled, &rest, &mut tally, &mut out, options);
+            reduced = false;
+        }
+        self.subset = subset;
+        Prepared {
+            node: entry.node,
+            terminal: enabled.is_empty(),
+            successors: out,
+            tally,
+            reduced,
+        }
+    }
+
+    /// Appends the successors of `entry` under the `chosen` actions to `out`.
+    fn successors_into(
+        &mut self,
+        entry: &Entry<M::State>,
+        enabled: &[M::Action],
+        chosen: &[usize],
+        tally: &mut Tally,
         out: &mut Vec<Successor<M::State>>,
         options: &Options,
     ) {
         let model = self.model;
         let known_fp = entry.obligations.is_none();
-        out.clear();
-        for &choice in selected {
+        for &choice in chosen {
+            tally.expand(model.choice_kind(&enabled[choice]));
             let Some(state) = model.next_state(&entry.state, &enabled[choice]) else {
                 continue;
             };
@@ -382,6 +499,7 @@ impl<M: Model> Run<'_, M> {
             .update_obligations(self.model, state, vt, obligations, &mut self.hits);
         let fp = known_fp
             .unwrap_or_else(|| Self::fingerprint(self.model, state, obligations, vt, options));
+        self.last_fp = fp;
         let new = self.visited.insert(fp);
         let keep = new || !prunes;
         if keep {

@@ -12,6 +12,7 @@
 //! the same model and seed give the same run, byte for byte.
 
 pub mod bench_model;
+pub mod branching;
 pub mod checker;
 pub mod chooser;
 pub mod explorer;
@@ -28,13 +29,14 @@ pub mod trace;
 pub mod visited;
 pub mod world;
 
+pub use branching::{Branching, ChoiceKind, KindCount};
 pub use chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
-pub use explorer::{explore, Options, WallClock};
+pub use explorer::{explore, Options, PartialOrder, Reductions, Sight, WallClock};
 pub use fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 pub use frontier::{BreadthFirst, DepthFirst, Entry, Frontier, RunStart, Walk};
 pub use model::Model;
 pub use prng::Prng;
-pub use property::{Expectation, Property, PropertyKind};
+pub use property::{Expectation, Observation, Observes, Property, PropertyKind, Visibility};
 pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
 pub use script::{run_script, ScriptError, ScriptedFault};
 pub use shrink::{shrink, ShrinkOptions};

@@ -8,6 +8,8 @@
 //! explorer enumerates them (exhaustive), a `Chooser` picks one (random walks), or a trace
 //! dictates them (replay).
 
+use crate::branching::ChoiceKind;
+pub use crate::explorer::Sight;
 use crate::fingerprint::{fingerprint_of, Fingerprint};
 use crate::property::Property;
 use std::fmt::Debug;
@@ -67,6 +69,37 @@ pub trait Model: Sized {
     /// trace recorded against a different configuration is refused on replay.
     fn model_hash(&self) -> u64 {
         0
+    }
+
+    /// What kind of choice `action` is, for the branching statistics.
+    fn choice_kind(&self, _action: &Self::Action) -> ChoiceKind {
+        ChoiceKind::Other
+    }
+
+    /// Whether `state` is *transient*: its enabled actions only settle what the step into it
+    /// left open (a message's delay, a timer's duration) and nothing else can happen first.
+    /// Under partial-order reduction the explorer settles transient states at once, as part
+    /// of the step that made them (see `explorer::reduction`).
+    fn is_transient(&self, _state: &Self::State) -> bool {
+        false
+    }
+
+    /// Partial-order reduction: writes into `out` the indices (into `enabled`, ascending) of
+    /// a proper subset of the enabled actions of `state` that is *persistent* (no sequence
+    /// of actions outside it, taken from `state`, can disable one of its actions or fail to
+    /// commute with it) and contains no [`Sight::Visible`] action, and returns true; or
+    /// returns false to have every action expanded (the default). Prefer subsets without
+    /// [`Sight::Checked`] actions: the explorer expands fully when one of those turns out to
+    /// change what a property observes. The model states in its own documentation why its
+    /// sets are persistent.
+    fn persistent_set(
+        &self,
+        _state: &Self::State,
+        _enabled: &[Self::Action],
+        _sight: &dyn Fn(&Self::Action) -> Sight,
+        _out: &mut Vec<usize>,
+    ) -> bool {
+        false
     }
 
     /// A short name of the model for traces and reports.

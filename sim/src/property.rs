@@ -14,6 +14,35 @@ use std::sync::Arc;
 /// A state predicate over a model.
 pub type Condition<M> = Arc<dyn Fn(&M, &<M as Model>::State) -> bool + Send + Sync>;
 
+/// A property's declared visibility: whether an action may change anything the property's
+/// predicates read. Partial-order reduction postpones only actions that no property sees.
+pub type Visibility<M> = Arc<dyn Fn(&M, &<M as Model>::Action) -> bool + Send + Sync>;
+
+/// A property's declared observation: a digest of everything its predicates read. An action
+/// the visibility admits is treated as invisible in a state where it leaves the digest
+/// unchanged. Contract: the digest is made of per-process parts, each a function of that
+/// process's own state, life, pause and clock at the current instant, so that whether an
+/// action of a process changes the digest depends only on that process.
+pub type Observation<M> = Arc<dyn Fn(&M, &<M as Model>::State) -> u64 + Send + Sync>;
+
+/// How a property declares what it sees.
+pub struct Observes<M: Model> {
+    /// Which actions may change what the predicates read.
+    pub visible: Visibility<M>,
+    /// A digest of what the predicates read, to tell in a state whether a visible action
+    /// really changes it.
+    pub observation: Option<Observation<M>>,
+}
+
+impl<M: Model> Clone for Observes<M> {
+    fn clone(&self) -> Self {
+        Observes {
+            visible: self.visible.clone(),
+            observation: self.observation.clone(),
+        }
+    }
+}
+
 /// What kind of property, with its predicates.
 pub enum Expectation<M: Model> {
     /// Holds in every reachable state.
@@ -34,6 +63,10 @@ pub enum Expectation<M: Model> {
 pub struct Property<M: Model> {
     pub name: String,
     pub expectation: Expectation<M>,
+    /// Which actions may change what the predicates read; `None` (the default): any action.
+    /// A property that declares nothing turns partial-order reduction off, since the
+    /// explorer never guesses what a predicate looks at.
+    pub observes: Option<Observes<M>>,
 }
 
 impl<M: Model> Property<M> {
@@ -44,6 +77,7 @@ impl<M: Model> Property<M> {
         Property {
             name: name.into(),
             expectation: Expectation::Always(Arc::new(cond)),
+            observes: None,
         }
     }
 
@@ -54,6 +88,7 @@ impl<M: Model> Property<M> {
         Property {
             name: name.into(),
             expectation: Expectation::Sometimes(Arc::new(cond)),
+            observes: None,
         }
     }
 
@@ -71,6 +106,7 @@ impl<M: Model> Property<M> {
                 response: Arc::new(response),
                 bound_ms,
             },
+            observes: None,
         }
     }
 
@@ -87,7 +123,37 @@ impl<M: Model> Property<M> {
                 response: Arc::new(response),
                 bound_ms,
             },
+            observes: None,
         }
+    }
+
+    /// Declares which actions may change what this property reads (see [`Visibility`]).
+    /// The declaration must cover every action that can change the truth of a predicate in
+    /// some state; an action it leaves out may be reordered with others by the explorer.
+    pub fn observing(
+        mut self,
+        visible: impl Fn(&M, &M::Action) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.observes = Some(Observes {
+            visible: Arc::new(visible),
+            observation: None,
+        });
+        self
+    }
+
+    /// Declares which actions may change what this property reads, and a digest of what it
+    /// reads (see [`Observation`] for its contract): a visible action that leaves the digest
+    /// unchanged in a state counts as invisible there.
+    pub fn observing_digest(
+        mut self,
+        visible: impl Fn(&M, &M::Action) -> bool + Send + Sync + 'static,
+        observation: impl Fn(&M, &M::State) -> u64 + Send + Sync + 'static,
+    ) -> Self {
+        self.observes = Some(Observes {
+            visible: Arc::new(visible),
+            observation: Some(Arc::new(observation)),
+        });
+        self
     }
 
     pub fn kind(&self) -> PropertyKind {
@@ -141,6 +207,7 @@ impl<M: Model> Clone for Property<M> {
         Property {
             name: self.name.clone(),
             expectation: self.expectation.clone(),
+            observes: self.observes.clone(),
         }
     }
 }

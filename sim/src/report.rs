@@ -84,6 +84,17 @@ pub struct Stats {
     pub peak_memory_bytes: u64,
     /// Wall time in ms, if a wall clock was given.
     pub wall_ms: Option<u64>,
+    /// Where the branching came from, by kind of choice.
+    pub branching: crate::branching::Branching,
+    /// Expanded states at which partial-order reduction postponed some actions.
+    pub reduced_states: u64,
+    /// Reduced states that were expanded fully after all (the cycle proviso).
+    pub proviso_expansions: u64,
+    /// States where a persistent subset was abandoned because one of its actions changed
+    /// what a property observes.
+    pub visible_expansions: u64,
+    /// Transient states settled at once under partial-order reduction.
+    pub settled_states: u64,
 }
 
 /// One step of a path: the action taken and its label.
@@ -158,6 +169,8 @@ pub struct Report<M: Model> {
     pub outcome: Outcome,
     pub stats: Stats,
     pub properties: Vec<PropertyReport<M>>,
+    /// Whether partial-order reduction was used, or why not.
+    pub partial_order: crate::explorer::PartialOrder,
 }
 
 impl<M: Model> Report<M> {

@@ -4,6 +4,7 @@
 //! file, line and field (exit 2), never a panic.
 
 pub mod input;
+mod stats;
 pub mod sweep;
 
 use crate::check::{check_with, Checked, Mode};
@@ -89,6 +90,13 @@ pub struct Limits {
     /// Stop when the search holds this much memory, e.g. `512MiB`, `2GB` (exit code 3).
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub memory_limit: Option<u64>,
+    /// Explore the full state space: switch every reduction off.
+    #[arg(long)]
+    pub no_reduction: bool,
+    /// Switch partial-order reduction off (same-instant events of different processes are
+    /// then tried in every order).
+    #[arg(long)]
+    pub no_partial_order: bool,
 }
 
 #[derive(Args, Debug)]
@@ -109,6 +117,10 @@ pub struct CheckArgs {
     /// Where to save the trace of a violation (default: `<scenario>.trace.json`).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also print where the branching came from (by kind of choice) and what the reductions
+    /// saved.
+    #[arg(long)]
+    pub stats: bool,
 }
 
 #[derive(Args, Debug)]
@@ -294,6 +306,9 @@ fn options(
     }
     o.time_limit_ms = limits.time_limit;
     o.max_memory_bytes = limits.memory_limit;
+    if limits.no_reduction || limits.no_partial_order {
+        o.reductions.partial_order = false;
+    }
     o.wall_clock = Some(Arc::new(SystemWallClock::start()));
     if let Some(bar) = progress {
         o.progress = Some(Box::new(move |s: &lockcheck_sim::Stats| {
@@ -460,8 +475,14 @@ fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputError> {
         "mode": if a.random { "random" } else { "exhaustive" },
         "outcome": outcome_word(&report.outcome),
         "statistics": stats_json(report),
+        "reductions": stats::reductions_json(report),
         "oracles": props,
     });
+    if a.stats {
+        j["branching"] = stats::branching_json(&report.stats);
+        text.push_str(&stats::branching_text(&report.stats));
+    }
+    text.push_str(&stats::reductions_text(report));
     if let Outcome::LimitReached(l) = report.outcome {
         j["limit"] = json!(l.to_string());
     }

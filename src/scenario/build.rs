@@ -465,6 +465,7 @@ impl ExploreSpec {
             max_depth: self.max_depth,
             max_states: Some(self.max_states),
             max_virtual_time_ms: self.max_virtual_time_ms,
+            reductions: lockcheck_sim::Reductions::all(),
             ..lockcheck_sim::Options::default()
         }
     }

@@ -43,6 +43,16 @@ impl ClockSpec {
         self.offset_ms + self.mono_ms(t_ms) + steps_ms
     }
 
+    /// Where within its current millisecond the monotonic clock stands at true time `t_ms`,
+    /// in millionths of a millisecond (0 for an exact clock). A drifting clock's future
+    /// readings relative to `t_ms` depend on this and nothing else:
+    /// `mono(t + d) - mono(t) = d + floor((phase + d * drift_ppm) / 1e6)`. A fingerprint that
+    /// writes times relative to now must include it, or it would merge states whose clocks
+    /// round differently later.
+    pub fn phase(&self, t_ms: u64) -> u32 {
+        (t_ms as i128 * self.drift_ppm as i128).rem_euclid(PPM) as u32
+    }
+
     /// Both readings at true time `t_ms`.
     pub fn local_now(&self, t_ms: u64, steps_ms: i64) -> LocalNow {
         LocalNow {

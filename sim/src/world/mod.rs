@@ -15,6 +15,7 @@ mod action;
 mod actor;
 mod clock;
 mod faults;
+mod independence;
 mod label;
 mod network;
 mod state;
@@ -30,6 +31,7 @@ pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 
+use crate::branching::ChoiceKind;
 use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 use crate::model::Model;
 use crate::property::Property;
@@ -140,6 +142,34 @@ impl<A: Actor> Model for World<A> {
 
     fn is_fault(&self, action: &Self::Action) -> bool {
         action.is_fault()
+    }
+
+    fn choice_kind(&self, action: &Self::Action) -> ChoiceKind {
+        match action {
+            WorldAction::Deliver { .. } | WorldAction::Fire { .. } => ChoiceKind::Event,
+            WorldAction::Route { .. } => ChoiceKind::Delay,
+            WorldAction::TimerDuration { .. } => ChoiceKind::TimerDuration,
+            WorldAction::Lose => ChoiceKind::Loss,
+            WorldAction::Advance => ChoiceKind::Advance,
+            WorldAction::Pause { .. }
+            | WorldAction::Crash { .. }
+            | WorldAction::Partition { .. }
+            | WorldAction::ClockStep { .. } => ChoiceKind::Fault,
+        }
+    }
+
+    fn is_transient(&self, state: &Self::State) -> bool {
+        self.is_transient_state(state)
+    }
+
+    fn persistent_set(
+        &self,
+        state: &Self::State,
+        enabled: &[Self::Action],
+        sight: &dyn Fn(&Self::Action) -> crate::explorer::Sight,
+        out: &mut Vec<usize>,
+    ) -> bool {
+        self.persistent_subset(state, enabled, sight, out)
     }
 
     fn shrink_action(&self, action: &Self::Action) -> Vec<Self::Action> {

@@ -157,6 +157,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             p.paused_until_ms.map(rel).hash(h);
             h.write_i64(local.wall_ms - now as i64);
             h.write_i64(local.mono_ms - now as i64);
+            h.write_u32(clocks[i].phase(now));
             h.write_usize(p.timers.len());
             for t in &p.timers {
                 h.write_u64(rel(t.due_ms));

@@ -1,0 +1,77 @@
+//! What `check` says about the search itself: where the branching came from (by kind of
+//! choice) and which reductions ran with what they saved.
+
+use crate::oracles::RedisWorld;
+use lockcheck_sim::{PartialOrder, Report, Stats};
+use serde_json::{json, Value};
+
+/// The branching table (`check --stats`).
+pub fn branching_text(stats: &Stats) -> String {
+    let mut text = String::from(
+        "branching (expanded states with two or more enabled actions, by kind of choice):\n",
+    );
+    text.push_str(&format!(
+        "  {:<32} {:>14} {:>14} {:>14}\n",
+        "kind", "choice points", "offered", "expanded"
+    ));
+    for (kind, c) in stats.branching.nonzero() {
+        text.push_str(&format!(
+            "  {:<32} {:>14} {:>14} {:>14}\n",
+            kind.to_string(),
+            c.choice_points,
+            c.offered,
+            c.expanded
+        ));
+    }
+    text
+}
+
+/// The branching table as JSON: one object per kind of choice.
+pub fn branching_json(stats: &Stats) -> Value {
+    let mut j = json!({});
+    for (kind, c) in stats.branching.nonzero() {
+        j[kind.key()] = json!({
+            "choice_points": c.choice_points,
+            "offered": c.offered,
+            "expanded": c.expanded,
+        });
+    }
+    j
+}
+
+/// One line: which reductions ran and what they saved.
+pub fn reductions_text(report: &Report<RedisWorld>) -> String {
+    let s = &report.stats;
+    match &report.partial_order {
+        PartialOrder::On => {
+            let offered: u64 = s.branching.nonzero().map(|(_, c)| c.offered).sum();
+            let expanded: u64 = s.branching.nonzero().map(|(_, c)| c.expanded).sum();
+            format!(
+                "reductions: partial order on: {} states reduced ({} expanded fully by the cycle proviso), {} of {} branching actions expanded ({:.2}x fewer), {} transient states settled at once\n",
+                s.reduced_states,
+                s.proviso_expansions,
+                expanded,
+                offered,
+                offered as f64 / expanded.max(1) as f64,
+                s.settled_states,
+            )
+        }
+        other => format!("reductions: partial order {other}\n"),
+    }
+}
+
+/// The reductions as JSON.
+pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
+    let s = &report.stats;
+    let partial_order = match &report.partial_order {
+        PartialOrder::On => json!({
+            "status": "on",
+            "reduced_states": s.reduced_states,
+            "proviso_expansions": s.proviso_expansions,
+            "settled_states": s.settled_states,
+        }),
+        PartialOrder::Off => json!({"status": "off"}),
+        PartialOrder::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
+    };
+    json!({ "partial_order": partial_order })
+}
