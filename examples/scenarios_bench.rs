@@ -3,9 +3,10 @@
 //! and how many times fewer states the reductions stored. The whole bounded space is
 //! explored (no stop at the first violation), so the figures are the full cost.
 //!
-//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME...]`
+//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME|FILE...]`
 
 use lockcheck::check::{check_with, Mode};
+use lockcheck::cli::input::load_scenario;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::SystemWallClock;
 use lockcheck_sim::{Outcome, Reductions};
@@ -71,10 +72,16 @@ fn main() {
         "seconds",
         "verdict (unreduced)",
     );
-    for scenario in builtin::all() {
-        if !args.is_empty() && !args.contains(&scenario.name) {
-            continue;
-        }
+    let (files, names): (Vec<String>, Vec<String>) = args
+        .into_iter()
+        .partition(|a| a.ends_with(".toml") || a.ends_with(".json"));
+    let builtins = builtin::all()
+        .into_iter()
+        .filter(|s| (names.is_empty() && files.is_empty()) || names.contains(&s.name));
+    let from_files = files
+        .iter()
+        .map(|f| load_scenario(f).unwrap_or_else(|e| panic!("{f}: {}", e.message)));
+    for scenario in builtins.chain(from_files) {
         let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all()));
         let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none()));
         let factor = match (&reduced, &unreduced) {
