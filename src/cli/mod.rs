@@ -231,7 +231,12 @@ pub struct Output {
 }
 
 /// Runs the parsed command line.
+/// Errors come back clipped (see [`InputError::clipped`]).
 pub fn run(cli: &Cli) -> Result<Output, InputError> {
+    run_command(cli).map_err(InputError::clipped)
+}
+
+fn run_command(cli: &Cli) -> Result<Output, InputError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios()),
         Command::Check(a) => cmd_check(a, cli.json),

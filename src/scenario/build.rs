@@ -60,6 +60,7 @@ impl Names {
 impl Scenario {
     /// The world this scenario describes.
     pub fn build(&self) -> Result<RedisWorld, ScenarioError> {
+        self.check_values()?;
         let names = self.names()?;
         let mut processes = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
