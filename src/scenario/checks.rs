@@ -16,6 +16,10 @@
 //! (`max_depth`, `max_states`, `random_seeds`, `random_max_steps`), an expected oracle the
 //! scenario does not check, empty names (the scenario, processes, partitions, locks, a
 //! fencing counter) and degenerate partitions (an empty side, a process on both sides).
+//!
+//! [`Scenario::build`] runs every check but the zero-length one, which runs when a scenario is
+//! read ([`Scenario::check_fault_lengths`]): a sweep may set a fault to 0 ms as its baseline
+//! (that point is then judged as usual, and its witness of the fault reports it hollow).
 
 use super::build::{error, ScenarioError};
 use super::{Expected, ExploreSpec, FaultsSpec, PartitionSpec, ProtocolSpec, Scenario};
@@ -44,6 +48,36 @@ impl Scenario {
         self.check_oracles()?;
         self.faults.check()?;
         self.explore.check()
+    }
+
+    /// No fault of zero length: a 0 ms pause or partition, a 0 ms clock step.
+    pub fn check_fault_lengths(&self) -> Result<(), ScenarioError> {
+        let f = &self.faults;
+        for (i, p) in f.pauses.iter().enumerate() {
+            if let Some(j) = p.durations_ms.iter().position(|d| *d == 0) {
+                return Err(zero_length(
+                    &format!("faults.pauses[{i}].durations_ms[{j}]"),
+                    "pause",
+                ));
+            }
+        }
+        for (i, p) in f.partitions.iter().enumerate() {
+            if let Some(j) = p.durations_ms.iter().position(|d| *d == Some(0)) {
+                return Err(zero_length(
+                    &format!("faults.partitions[{i}].durations_ms[{j}]"),
+                    "partition",
+                ));
+            }
+        }
+        for (i, s) in f.clock_steps.iter().enumerate() {
+            if let Some(j) = s.deltas_ms.iter().position(|d| *d == 0) {
+                return Err(zero_length(
+                    &format!("faults.clock_steps[{i}].deltas_ms[{j}]"),
+                    "clock step",
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check_numbers(&self) -> Result<(), ScenarioError> {
@@ -146,11 +180,10 @@ impl Scenario {
 impl FaultsSpec {
     fn check(&self) -> Result<(), ScenarioError> {
         for (i, p) in self.pauses.iter().enumerate() {
-            let field = format!("faults.pauses[{i}].durations_ms");
-            choices(p.durations_ms.len(), &field)?;
-            if let Some(j) = p.durations_ms.iter().position(|d| *d == 0) {
-                return Err(zero_length(&format!("{field}[{j}]"), "pause"));
-            }
+            choices(
+                p.durations_ms.len(),
+                &format!("faults.pauses[{i}].durations_ms"),
+            )?;
         }
         for (i, p) in self.partitions.iter().enumerate() {
             p.check(&format!("faults.partitions[{i}]"))?;
@@ -162,11 +195,10 @@ impl FaultsSpec {
             )?;
         }
         for (i, s) in self.clock_steps.iter().enumerate() {
-            let field = format!("faults.clock_steps[{i}].deltas_ms");
-            choices(s.deltas_ms.len(), &field)?;
-            if let Some(j) = s.deltas_ms.iter().position(|d| *d == 0) {
-                return Err(zero_length(&format!("{field}[{j}]"), "clock step"));
-            }
+            choices(
+                s.deltas_ms.len(),
+                &format!("faults.clock_steps[{i}].deltas_ms"),
+            )?;
         }
         Ok(())
     }
@@ -191,12 +223,7 @@ impl PartitionSpec {
                 ),
             ));
         }
-        let durations = format!("{field}.durations_ms");
-        choices(self.durations_ms.len(), &durations)?;
-        if let Some(j) = self.durations_ms.iter().position(|d| *d == Some(0)) {
-            return Err(zero_length(&format!("{durations}[{j}]"), "partition"));
-        }
-        Ok(())
+        choices(self.durations_ms.len(), &format!("{field}.durations_ms"))
     }
 }
 
