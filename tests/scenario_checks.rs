@@ -235,3 +235,23 @@ fn a_drift_factor_beyond_the_ttl_and_huge_amounts_are_refused() {
     )]);
     refused(&text, "clients[0].workload.amount", &["out of range"]);
 }
+
+/// Found by `tests/fuzz_input.rs`: `i64::MIN` overflowed the magnitude checks themselves.
+#[test]
+fn the_most_negative_numbers_are_refused_not_a_panic() {
+    let text = edited(&[(
+        "initial_balance = 100",
+        "initial_balance = -9223372036854775808",
+    )]);
+    refused(&text, "account.initial_balance", &["out of range"]);
+    let text = edited(&[(
+        "[[clients]]\nname = \"client-2\"",
+        "[[clients]]\nname = \"client-2\"\nclock = { drift_ppm = -9223372036854775808 }",
+    )]);
+    refused(&text, "clients[1].clock.drift_ppm", &["±999,999 ppm"]);
+    let text = edited(&[(
+        "durations_ms = [\"15s\"]",
+        "durations_ms = [-9223372036854775808]",
+    )]);
+    refused(&text, "faults.pauses[0].durations_ms", &["negative"]);
+}

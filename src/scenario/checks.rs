@@ -82,7 +82,7 @@ impl Scenario {
 
     fn check_numbers(&self) -> Result<(), ScenarioError> {
         if let Some(a) = &self.account {
-            if a.initial_balance.abs() > MAX_BALANCE {
+            if a.initial_balance.unsigned_abs() > MAX_BALANCE.unsigned_abs() {
                 return Err(error(
                     "account.initial_balance",
                     format!(
@@ -100,7 +100,7 @@ impl Scenario {
                     "must be at least 1 (a client with no rounds never takes the lock)",
                 ));
             }
-            if w.amount.abs() > MAX_AMOUNT {
+            if w.amount.unsigned_abs() > MAX_AMOUNT.unsigned_abs() {
                 return Err(error(
                     format!("clients[{i}].workload.amount"),
                     format!("{} is out of range (at most ±{MAX_AMOUNT})", w.amount),

@@ -444,7 +444,7 @@ impl<A: Actor> World<A> {
                 .iter()
                 .filter(|r| r.process == *process)
                 .flat_map(|r| r.deltas_ms.iter().copied())
-                .filter(|d| *d != 0 && d.abs() < delta_ms.abs())
+                .filter(|d| *d != 0 && d.unsigned_abs() < delta_ms.unsigned_abs())
                 .map(|delta_ms| WorldAction::ClockStep {
                     process: *process,
                     delta_ms,
