@@ -123,7 +123,7 @@ fn a_world_with_extreme_durations_ends_within_its_limits() {
         };
         let report = explore(&world, &mut BreadthFirst::default(), options).expect("no replay");
         let time_ms = report.stats.max_virtual_time_ms;
-        tx.send((report.outcome.clone(), time_ms)).unwrap();
+        tx.send((report.outcome, time_ms)).unwrap();
     });
     let (outcome, time_ms) = rx
         .recv_timeout(Duration::from_secs(60))
