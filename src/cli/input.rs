@@ -241,15 +241,13 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Builds the world (every reference and value checked, no fault of zero length); a problem
-/// names the field.
+/// Builds the world (every reference and value checked, and [`Scenario::check_as_read`]);
+/// a problem names the field.
 fn validate(
     scenario: &Scenario,
     locate: impl Fn(&str) -> Option<(usize, usize)>,
 ) -> Result<RedisWorld, InputError> {
-    let built = scenario
-        .check_fault_lengths()
-        .and_then(|_| scenario.build());
+    let built = scenario.check_as_read().and_then(|_| scenario.build());
     built.map_err(|e| {
         let at = locate(&e.field);
         InputError {

@@ -17,9 +17,11 @@
 //! scenario does not check, empty names (the scenario, processes, partitions, locks, a
 //! fencing counter) and degenerate partitions (an empty side, a process on both sides).
 //!
-//! [`Scenario::build`] runs every check but the zero-length one, which runs when a scenario is
-//! read ([`Scenario::check_fault_lengths`]): a sweep may set a fault to 0 ms as its baseline
-//! (that point is then judged as usual, and its witness of the fault reports it hollow).
+//! [`Scenario::build`] runs every check but two, which run when a scenario is read from a file
+//! or a trace ([`Scenario::check_as_read`]): a fault of zero length, since a sweep may set a
+//! fault to 0 ms as its baseline (that point is judged as usual, and its witness of the
+//! fault reports it hollow); and an empty oracle list, since code may build a scenario's
+//! world and add properties of its own.
 
 use super::build::{error, ScenarioError};
 use super::{Expected, ExploreSpec, FaultsSpec, PartitionSpec, ProtocolSpec, Scenario};
@@ -50,8 +52,15 @@ impl Scenario {
         self.explore.check()
     }
 
-    /// No fault of zero length: a 0 ms pause or partition, a 0 ms clock step.
-    pub fn check_fault_lengths(&self) -> Result<(), ScenarioError> {
+    /// The checks for a scenario as a user writes it: some oracle to check, and no fault of
+    /// zero length (a 0 ms pause or partition, a 0 ms clock step).
+    pub fn check_as_read(&self) -> Result<(), ScenarioError> {
+        if self.oracles.is_empty() {
+            return Err(error(
+                "oracles",
+                "no oracles to check: every run would pass without judging anything (add e.g. `[[oracles]]` with `kind = \"me-lock\"`)",
+            ));
+        }
         let f = &self.faults;
         for (i, p) in f.pauses.iter().enumerate() {
             if let Some(j) = p.durations_ms.iter().position(|d| *d == 0) {
@@ -146,12 +155,6 @@ impl Scenario {
     }
 
     fn check_oracles(&self) -> Result<(), ScenarioError> {
-        if self.oracles.is_empty() {
-            return Err(error(
-                "oracles",
-                "no oracles to check: every run would pass without judging anything (add e.g. `[[oracles]]` with `kind = \"me-lock\"`)",
-            ));
-        }
         let Expected::Violated { oracle } = &self.expect else {
             return Ok(());
         };
