@@ -41,7 +41,8 @@ pub const MAX_AMOUNT: i64 = 1_000_000_000;
 pub const MAX_BALANCE: i64 = 1_000_000_000_000_000;
 
 impl Scenario {
-    /// Every check of this module; the first failure names its field.
+    /// Every check of this module but those of [`Scenario::check_as_read`]; the first failure
+    /// names its field.
     pub(super) fn check_values(&self) -> Result<(), ScenarioError> {
         let form = serde_json::to_value(self).expect("a scenario always serialises");
         check_durations(&form, "")?;
