@@ -11,6 +11,7 @@ pub mod report;
 pub mod scenario;
 #[cfg(feature = "proptest")]
 pub mod testing;
+pub mod text;
 pub mod wait_for;
 pub mod wall_clock;
 

@@ -29,7 +29,13 @@ const STEP_CHECKED_RUNS: u32 = 50;
 /// Replays `run` in the kernel; describes any disagreement.
 fn kernel_disagrees(scenario: &Scenario, run: &RunReport) -> Option<String> {
     let world = scenario.build().expect("built-ins build");
-    match lockcheck_sim::replay(&world, &run.trace) {
+    // A run that violates must also pass the integrity checks `lockcheck replay` applies.
+    let replayed = if run.violated().is_some() {
+        lockcheck_sim::replay_checked(&world, &run.trace)
+    } else {
+        lockcheck_sim::replay(&world, &run.trace)
+    };
+    match replayed {
         Err(e) => Some(format!(
             "{}: the kernel refuses madsim's run {} of seed {}: {e}\n{run}",
             scenario.name, run.run, run.seed

@@ -40,4 +40,4 @@ pub use property::{Expectation, Observation, Observes, Property, PropertyKind, V
 pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
 pub use script::{run_script, ScriptError, ScriptedFault};
 pub use shrink::{shrink, ShrinkOptions};
-pub use trace::{replay, Replay, Trace, TraceError, TraceStep};
+pub use trace::{replay, replay_checked, Replay, Trace, TraceError, TraceStep};

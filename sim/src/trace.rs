@@ -60,6 +60,9 @@ pub enum TraceError {
     },
     /// The model does not offer a recorded choice.
     Mismatch(ReplayMismatch),
+    /// The choices replay, but the trace says something else happened: a recorded time or
+    /// the recorded property does not match the run (see [`replay_checked`]).
+    Damaged(String),
 }
 
 impl fmt::Display for TraceError {
@@ -81,6 +84,7 @@ impl fmt::Display for TraceError {
                  not for `{model}` (configuration {hash}); replaying it here would mean something else"
             ),
             TraceError::Mismatch(m) => m.fmt(f),
+            TraceError::Damaged(reason) => write!(f, "the trace is damaged: {reason}"),
         }
     }
 }
@@ -197,6 +201,57 @@ pub fn replay<M: Model>(model: &M, trace: &Trace) -> Result<Replay<M>, TraceErro
     };
     let report = explore(model, &mut walk, options)?;
     Ok(Replay { path, report })
+}
+
+/// [`replay`], then the checks that make a trace trustworthy: every step's recorded `at_ms`
+/// is the virtual time the model reaches there, and the recorded property is one of the
+/// model's and is violated by the replayed run. A truncated, emptied or edited
+/// trace is refused with the reason instead of being replayed as something else. [`replay`]
+/// alone compares verdicts without judging them (another simulator's runs are replayed so).
+pub fn replay_checked<M: Model>(model: &M, trace: &Trace) -> Result<Replay<M>, TraceError> {
+    let replayed = replay(model, trace)?;
+    check_times(model, trace, &replayed.path)?;
+    check_property(trace, &replayed.report)?;
+    Ok(replayed)
+}
+
+/// Every recorded `at_ms` against the virtual time of the state the step reaches.
+fn check_times<M: Model>(model: &M, trace: &Trace, path: &Path<M>) -> Result<(), TraceError> {
+    for (i, (step, state)) in trace.steps.iter().zip(&path.states[1..]).enumerate() {
+        let reached_ms = model.virtual_time_ms(state);
+        if step.at_ms != reached_ms {
+            return Err(TraceError::Damaged(format!(
+                "step {} (`{}`) is recorded at {} ms, but the run reaches it at {reached_ms} ms",
+                i + 1,
+                step.label,
+                step.at_ms
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The recorded property exists and the replayed run violates it.
+fn check_property<M: Model>(trace: &Trace, report: &Report<M>) -> Result<(), TraceError> {
+    let Some(name) = trace.property.as_deref() else {
+        return Err(TraceError::Damaged(
+            "it records no property (`property` is null), so there is nothing to reproduce".into(),
+        ));
+    };
+    let Some(verdict) = report.property(name) else {
+        let known: Vec<&str> = report.properties.iter().map(|p| p.name.as_str()).collect();
+        return Err(TraceError::Damaged(format!(
+            "it records property `{name}`, which the model does not have (it has {})",
+            known.join(", ")
+        )));
+    };
+    if !verdict.status.is_violated() {
+        return Err(TraceError::Damaged(format!(
+            "it records a violation of {name}, but its {} steps do not violate it (steps are missing or the property was changed)",
+            trace.steps.len()
+        )));
+    }
+    Ok(())
 }
 
 /// The path that follows `labels` from initial state `init`.

@@ -3,6 +3,7 @@
 
 use crate::oracles::RedisWorld;
 use crate::scenario::{builtin, Scenario};
+use crate::text::{clip, clip_words};
 use lockcheck_sim::{Trace, TraceError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -33,7 +34,20 @@ impl InputError {
         self.file = Some(file.to_string());
         self
     }
+
+    /// The same error with long words of the message and the field cut short, so that a
+    /// huge value in the input is never echoed whole.
+    pub fn clipped(self) -> Self {
+        InputError {
+            field: self.field.map(|f| clip(&f, MAX_FIELD_CHARS)),
+            message: clip_words(&self.message),
+            ..self
+        }
+    }
 }
+
+/// The most characters of a field path an error shows.
+const MAX_FIELD_CHARS: usize = 200;
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -127,9 +141,25 @@ pub fn load_scenario(arg: &str) -> Result<Scenario, InputError> {
 }
 
 fn read(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        InputError::new(format!("cannot read the file: {e}")).in_file(&path.display().to_string())
-    })
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(format!("cannot read the file: {e}")).in_file(&file))?;
+    String::from_utf8(bytes).map_err(|e| utf8_error(&e).in_file(&file))
+}
+
+/// Invalid UTF-8, located at its first bad byte.
+fn utf8_error(e: &std::string::FromUtf8Error) -> InputError {
+    let offset = e.utf8_error().valid_up_to();
+    let valid = std::str::from_utf8(&e.as_bytes()[..offset]).expect("valid up to here");
+    let (line, column) = line_col(valid, offset);
+    InputError {
+        line: Some(line),
+        column: Some(column),
+        ..InputError::new(format!(
+            "the file is not valid UTF-8: byte {offset} (0x{:02x}) begins no UTF-8 character",
+            e.as_bytes()[offset]
+        ))
+    }
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -165,12 +195,21 @@ fn toml_error(text: &str, e: &toml::de::Error, field: Option<String>) -> InputEr
     if located.is_none() {
         located = field.as_deref().and_then(|f| locate_toml(text, f));
     }
+    let mut message = e.message().trim().to_string();
+    if message == "duplicate key" {
+        if let Some(key) = e.span().and_then(|s| text.get(s)) {
+            message = format!(
+                "duplicate key `{}` (a key may appear once in a table)",
+                key.trim()
+            );
+        }
+    }
     InputError {
         file: None,
         line: located.map(|l| l.0),
         column: located.map(|l| l.1),
         field,
-        message: e.message().trim().to_string(),
+        message,
     }
 }
 
@@ -202,12 +241,14 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Builds the world (every reference and value checked); a problem names the field.
+/// Builds the world (every reference and value checked, and [`Scenario::check_as_read`]);
+/// a problem names the field.
 fn validate(
     scenario: &Scenario,
     locate: impl Fn(&str) -> Option<(usize, usize)>,
 ) -> Result<RedisWorld, InputError> {
-    scenario.build().map_err(|e| {
+    let built = scenario.check_as_read().and_then(|_| scenario.build());
+    built.map_err(|e| {
         let at = locate(&e.field);
         InputError {
             file: None,

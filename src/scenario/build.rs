@@ -60,6 +60,7 @@ impl Names {
 impl Scenario {
     /// The world this scenario describes.
     pub fn build(&self) -> Result<RedisWorld, ScenarioError> {
+        self.check_values()?;
         let names = self.names()?;
         let mut processes = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
@@ -379,7 +380,7 @@ fn spec(
     i: usize,
     list: &str,
 ) -> Result<ProcessSpec<Process>, ScenarioError> {
-    if clock.drift_ppm.abs() >= 1_000_000 {
+    if clock.drift_ppm.unsigned_abs() >= 1_000_000 {
         return Err(error(
             format!("{list}[{i}].clock.drift_ppm"),
             "a rate error must stay within ±999,999 ppm",

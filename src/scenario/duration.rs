@@ -96,8 +96,9 @@ pub fn format(ms: i64) -> String {
     }
 }
 
-/// One duration as written: an integer (ms), a string with a unit, or null / "never".
-struct Raw(Option<i64>);
+/// One duration as written: an integer (ms), a string with a unit, or null / "never". An
+/// integer keeps its full range here; `Scenario::build` bounds every duration.
+struct Raw(Option<i128>);
 
 impl<'de> Deserialize<'de> for Raw {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -110,15 +111,13 @@ impl<'de> Deserialize<'de> for Raw {
                 )
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Raw, E> {
-                i64::try_from(v)
-                    .map(|v| Raw(Some(v)))
-                    .map_err(|_| E::custom("duration too large"))
+                Ok(Raw(Some(v.into())))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Raw, E> {
-                Ok(Raw(Some(v)))
+                Ok(Raw(Some(v.into())))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Raw, E> {
-                parse(v).map(Raw).map_err(E::custom)
+                parse(v).map(|v| Raw(v.map(i128::from))).map_err(E::custom)
             }
             fn visit_unit<E: de::Error>(self) -> Result<Raw, E> {
                 Ok(Raw(None))
@@ -134,13 +133,21 @@ impl<'de> Deserialize<'de> for Raw {
     }
 }
 
-fn unsigned<E: de::Error>(v: Option<i64>) -> Result<Option<u64>, E> {
+fn unsigned<E: de::Error>(v: Option<i128>) -> Result<Option<u64>, E> {
     match v {
         None => Ok(None),
+        Some(v) if v < 0 => Err(E::custom(format!(
+            "a negative duration ({v} ms) is not allowed here"
+        ))),
         Some(v) => u64::try_from(v)
             .map(Some)
-            .map_err(|_| E::custom(format!("a negative duration ({v} ms) is not allowed here"))),
+            .map_err(|_| E::custom(format!("`{v}`: duration too large"))),
     }
+}
+
+fn signed<E: de::Error>(v: Option<i128>) -> Result<Option<i64>, E> {
+    v.map(|v| i64::try_from(v).map_err(|_| E::custom(format!("`{v}`: duration too large"))))
+        .transpose()
 }
 
 fn required<T, E: de::Error>(v: Option<T>) -> Result<T, E> {
@@ -154,7 +161,7 @@ pub fn ms<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 
 /// A duration in ms that may be negative (clock offsets and steps).
 pub fn signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    required(Raw::deserialize(d)?.0)
+    required(signed(Raw::deserialize(d)?.0)?)
 }
 
 /// An optional duration (`"never"` or null: none).
@@ -174,7 +181,7 @@ pub fn vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
 pub fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
     Vec::<Raw>::deserialize(d)?
         .into_iter()
-        .map(|r| required(r.0))
+        .map(|r| required(signed(r.0)?))
         .collect()
 }
 

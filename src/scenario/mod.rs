@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod builtin_detector;
 pub mod builtin_redisson;
 pub mod builtin_redlock;
+pub mod checks;
 pub mod detection;
 pub mod duration;
 

@@ -6,10 +6,35 @@
 //! (an NTP correction, a manual change) move the wall clock forwards or backwards; the
 //! monotonic clock ignores them but not the rate error. Timers are durations on the
 //! monotonic clock, converted to true due times by [`ClockSpec::due_after`].
+//!
+//! Time arithmetic cannot overflow: true instants saturate at [`MAX_INSTANT_MS`] (2^60 ms,
+//! about 36 million years), readings and step sums are clamped to ±[`MAX_READING_MS`]
+//! (2^62 ms), so a model may still add a few such values without leaving `i64`, and
+//! [`ClockSpec::due_after`] takes a bounded number of steps whatever its arguments.
 
 use super::actor::LocalNow;
 
 const PPM: i128 = 1_000_000;
+
+/// The latest true instant the world reaches; later times saturate here.
+pub const MAX_INSTANT_MS: u64 = 1 << 60;
+
+/// The largest wall or monotonic reading (and sum of clock steps), either sign.
+pub const MAX_READING_MS: i64 = 1 << 62;
+
+/// `t_ms + after_ms`, saturating at [`MAX_INSTANT_MS`].
+pub fn later(t_ms: u64, after_ms: u64) -> u64 {
+    t_ms.saturating_add(after_ms).min(MAX_INSTANT_MS)
+}
+
+/// A sum of clock steps, clamped to ±[`MAX_READING_MS`].
+pub fn add_step(steps_ms: i64, delta_ms: i64) -> i64 {
+    clamp_reading(steps_ms as i128 + delta_ms as i128)
+}
+
+fn clamp_reading(v: i128) -> i64 {
+    v.clamp(-(MAX_READING_MS as i128), MAX_READING_MS as i128) as i64
+}
 
 /// A process's clock configuration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -32,15 +57,16 @@ impl ClockSpec {
         }
     }
 
-    /// Monotonic reading at true time `t_ms`.
+    /// Monotonic reading at true time `t_ms` (at most 2 * [`MAX_INSTANT_MS`]).
     pub fn mono_ms(&self, t_ms: u64) -> i64 {
-        let t = t_ms as i128;
-        (t + (t * self.drift_ppm as i128).div_euclid(PPM)) as i64
+        let t = t_ms.min(MAX_INSTANT_MS) as i128;
+        clamp_reading(t + (t * self.drift_ppm as i128).div_euclid(PPM))
     }
 
-    /// Wall reading at true time `t_ms` after `steps_ms` of steps.
+    /// Wall reading at true time `t_ms` after `steps_ms` of steps, clamped to
+    /// ±[`MAX_READING_MS`].
     pub fn wall_ms(&self, t_ms: u64, steps_ms: i64) -> i64 {
-        self.offset_ms + self.mono_ms(t_ms) + steps_ms
+        clamp_reading(self.offset_ms as i128 + self.mono_ms(t_ms) as i128 + steps_ms as i128)
     }
 
     /// Where within its current millisecond the monotonic clock stands at true time `t_ms`,
@@ -61,19 +87,34 @@ impl ClockSpec {
         }
     }
 
-    /// The earliest true time at which `after_ms` of monotonic time have passed since `t_ms`.
+    /// The earliest true time at which `after_ms` of monotonic time have passed since `t_ms`
+    /// ([`MAX_INSTANT_MS`] if that is later). The rate's inverse gives the answer up to
+    /// rounding; when it is off, a bisection over `[t_ms, MAX_INSTANT_MS]` (at most 61
+    /// steps) finds it, so no argument makes this loop long.
     pub fn due_after(&self, t_ms: u64, after_ms: u64) -> u64 {
+        let t_ms = t_ms.min(MAX_INSTANT_MS);
         let target = self.mono_ms(t_ms) as i128 + after_ms as i128;
-        // Estimate by inverting the rate, then correct for rounding.
+        let reached = |t: u64| self.mono_ms(t) as i128 >= target;
         let rate = PPM + self.drift_ppm as i128;
-        let mut t = ((after_ms as i128 * PPM + rate - 1) / rate) as u64 + t_ms;
-        while t > t_ms && self.mono_ms(t - 1) as i128 >= target {
-            t -= 1;
+        let estimate = (after_ms as i128 * PPM + rate - 1) / rate + t_ms as i128;
+        let guess = estimate.clamp(t_ms as i128, MAX_INSTANT_MS as i128) as u64;
+        if reached(guess) && (guess == t_ms || !reached(guess - 1)) {
+            return guess;
         }
-        while (self.mono_ms(t) as i128) < target {
-            t += 1;
+        // `lo` never reaches the target (or is `t_ms`), `hi` does (or is the end of time).
+        let (mut lo, mut hi) = (t_ms, MAX_INSTANT_MS);
+        if reached(lo) {
+            return lo;
         }
-        t
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if reached(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        hi
     }
 }
 

@@ -23,7 +23,7 @@ mod step;
 
 pub use action::WorldAction;
 pub use actor::{Actor, Context, CrashKind, LocalNow, ProcessId, TimerEffect};
-pub use clock::ClockSpec;
+pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };

@@ -13,6 +13,7 @@
 
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
+use super::clock::{add_step, later};
 use super::network::{InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
@@ -228,7 +229,7 @@ impl<A: Actor> World<A> {
                 duration_ms,
             } => {
                 debug_assert!(state.procs[*process].is_running());
-                state.procs[*process].paused_until_ms = Some(state.now_ms + duration_ms);
+                state.procs[*process].paused_until_ms = Some(later(state.now_ms, *duration_ms));
                 state.faults_used.pauses += 1;
             }
             WorldAction::Crash {
@@ -243,7 +244,7 @@ impl<A: Actor> World<A> {
                 };
                 proc.life = Life::Down {
                     survived: self.processes[p].actor.on_crash(s, *kind),
-                    restart_at_ms: restart_after_ms.map(|d| state.now_ms + d),
+                    restart_at_ms: restart_after_ms.map(|d| later(state.now_ms, d)),
                 };
                 proc.paused_until_ms = None;
                 proc.timers.clear();
@@ -258,11 +259,12 @@ impl<A: Actor> World<A> {
                 state.unrouted.retain(|m| !rule.blocks(m.from, m.to));
                 state
                     .partitions
-                    .push((*index, duration_ms.map(|d| state.now_ms + d)));
+                    .push((*index, duration_ms.map(|d| later(state.now_ms, d))));
                 state.faults_used.partitions += 1;
             }
             WorldAction::ClockStep { process, delta_ms } => {
-                state.procs[*process].clock_steps_ms += delta_ms;
+                let steps = &mut state.procs[*process].clock_steps_ms;
+                *steps = add_step(*steps, *delta_ms);
                 state.faults_used.clock_steps += 1;
             }
         }
@@ -401,7 +403,7 @@ impl<A: Actor> World<A> {
                 from: m.from,
                 to: m.to,
                 msg: m.msg,
-                due_ms: state.now_ms + delay_ms,
+                due_ms: later(state.now_ms, delay_ms),
             },
         );
     }
@@ -442,7 +444,7 @@ impl<A: Actor> World<A> {
                 .iter()
                 .filter(|r| r.process == *process)
                 .flat_map(|r| r.deltas_ms.iter().copied())
-                .filter(|d| *d != 0 && d.abs() < delta_ms.abs())
+                .filter(|d| *d != 0 && d.unsigned_abs() < delta_ms.unsigned_abs())
                 .map(|delta_ms| WorldAction::ClockStep {
                     process: *process,
                     delta_ms,

@@ -1,0 +1,94 @@
+//! Input that used to hang the binary or flood the terminal now ends in one short, located
+//! error line and exit 2.
+
+mod common;
+
+use common::{assert_bad_input, lockcheck_within, repo, workdir};
+use std::time::Duration;
+
+fn example() -> String {
+    std::fs::read_to_string(repo("scenarios/pause-past-lease.toml")).unwrap()
+}
+
+/// Before durations were bounded, this scenario made `check --time-limit 2s --max-states
+/// 100` run until killed: the second client's work timer overflowed the clock arithmetic.
+#[test]
+fn a_duration_near_i64_max_is_a_quick_load_error_not_a_hang() {
+    let dir = workdir("huge-work");
+    let text = example()
+        .replace("work_ms = [\"1s\"]", "work_ms = [9223372036854775000]")
+        .replace("start_after_ms = \"100ms\"", "start_after_ms = \"2s\"");
+    std::fs::write(dir.join("huge.toml"), text).unwrap();
+    let args = [
+        "check",
+        "huge.toml",
+        "--time-limit",
+        "2s",
+        "--max-states",
+        "100",
+    ];
+    let out = lockcheck_within(&dir, &args, Duration::from_secs(60));
+    assert_bad_input(
+        &out,
+        &[
+            "huge.toml:23:12:",
+            "field `clients[0].workload.work_ms[0]`",
+            "9223372036854775000 ms is more than the largest accepted duration, 100 years (3155760000000 ms)",
+        ],
+    );
+    assert!(out.elapsed < Duration::from_secs(10), "{:?}", out.elapsed);
+}
+
+#[test]
+fn a_million_character_value_is_not_echoed_whole() {
+    let dir = workdir("long-value");
+    let long = "x".repeat(1_000_000);
+    let text = example().replace(
+        "release = \"owner_checked\"",
+        &format!("release = \"{long}\""),
+    );
+    std::fs::write(dir.join("long.toml"), text).unwrap();
+    let out = lockcheck_within(&dir, &["check", "long.toml"], Duration::from_secs(60));
+    assert_bad_input(
+        &out,
+        &[
+            "long.toml:18:",
+            "clients[0].protocol.release",
+            "unknown variant",
+            "(1000003 characters)",
+        ],
+    );
+    assert!(out.stderr.len() < 400, "{} bytes", out.stderr.len());
+    let out = lockcheck_within(
+        &dir,
+        &["check", "long.toml", "--json"],
+        Duration::from_secs(60),
+    );
+    assert!(out.stdout.len() < 1_000, "{} bytes", out.stdout.len());
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_byte_offset() {
+    let dir = workdir("utf8");
+    let mut bytes = example().into_bytes();
+    let at = bytes.windows(6).position(|w| w == b"client").unwrap();
+    bytes[at] = 0xff;
+    std::fs::write(dir.join("bad.toml"), bytes).unwrap();
+    let out = lockcheck_within(&dir, &["check", "bad.toml"], Duration::from_secs(60));
+    assert_bad_input(
+        &out,
+        &[
+            &format!("bad.toml:1:{}:", at + 1),
+            &format!("not valid UTF-8: byte {at} (0xff)"),
+        ],
+    );
+}
+
+#[test]
+fn a_duplicate_key_is_named() {
+    let dir = workdir("duplicate");
+    let text = example().replacen("ttl_ms = \"10s\"", "ttl_ms = \"10s\"\nttl_ms = \"5s\"", 1);
+    std::fs::write(dir.join("dup.toml"), text).unwrap();
+    let out = lockcheck_within(&dir, &["check", "dup.toml"], Duration::from_secs(60));
+    assert_bad_input(&out, &["dup.toml:18:", "duplicate key `ttl_ms`"]);
+}

@@ -1,0 +1,325 @@
+//! A fuzz test over everything a user hands in: real scenario files (TOML, and built-ins as
+//! JSON) and saved traces, mutated by byte flips, truncation, huge numbers, deleted and
+//! duplicated lines (zero to three mutations a case), then run through the command line
+//! in-process (`check` with small limits; `replay`, `shrink` and `explain` for traces).
+//!
+//! Asserted for every case: no panic; the command ends within a time bound; the exit code is
+//! one of the documented ones (0 to 3); an error is one line naming what is wrong, of
+//! bounded length; `replay`, `shrink` and `explain` accept or refuse a trace together.
+//!
+//! `cargo test` runs 300 scenario and 120 trace cases. `LOCKCHECK_FUZZ_CASES=N` runs N of
+//! each, e.g. `LOCKCHECK_FUZZ_CASES=5000 cargo test --test fuzz_input -- --nocapture` (a
+//! debug build, so that arithmetic overflow panics), which prints how the cases ended.
+
+use clap::Parser;
+use lockcheck::cli::{self, Cli};
+use lockcheck::scenario::builtin;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long one command may take (a debug build on a shared machine; `check` itself is
+/// limited to 2 s and 300 states).
+const CASE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Numbers that broke or could break arithmetic, written as a user might.
+const HUGE: &[&str] = &[
+    "0",
+    "-1",
+    "9223372036854775807",
+    "9223372036854775000",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "99999999999999999999",
+    "1e30",
+    "4294967296",
+    "\"9999999999999h\"",
+];
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    FlipByte { at: u64, xor: u8 },
+    Truncate { at: u64 },
+    HugeNumber { which: u64, value: usize },
+    DeleteLine { which: u64 },
+    DuplicateLine { which: u64 },
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<u64>(), 1u8..=255).prop_map(|(at, xor)| Mutation::FlipByte { at, xor }),
+        any::<u64>().prop_map(|at| Mutation::Truncate { at }),
+        (any::<u64>(), 0..HUGE.len())
+            .prop_map(|(which, value)| Mutation::HugeNumber { which, value }),
+        any::<u64>().prop_map(|which| Mutation::DeleteLine { which }),
+        any::<u64>().prop_map(|which| Mutation::DuplicateLine { which }),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    let len = bytes.len().max(1) as u64;
+    match m {
+        Mutation::FlipByte { at, xor } => {
+            if let Some(b) = bytes.get_mut((at % len) as usize) {
+                *b ^= xor;
+            }
+        }
+        Mutation::Truncate { at } => bytes.truncate((at % len) as usize),
+        Mutation::HugeNumber { which, value } => {
+            let runs = digit_runs(bytes);
+            if !runs.is_empty() {
+                let (start, end) = runs[(which % runs.len() as u64) as usize];
+                bytes.splice(start..end, HUGE[*value].bytes());
+            }
+        }
+        Mutation::DeleteLine { which } | Mutation::DuplicateLine { which } => {
+            let lines = line_spans(bytes);
+            let (start, end) = lines[(which % lines.len() as u64) as usize];
+            if matches!(m, Mutation::DeleteLine { .. }) {
+                bytes.drain(start..end);
+            } else {
+                let line = bytes[start..end].to_vec();
+                bytes.splice(end..end, line);
+            }
+        }
+    }
+}
+
+fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            runs.push((start, i));
+        } else {
+            i += 1;
+        }
+    }
+    runs
+}
+
+/// Each line with its newline.
+fn line_spans(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' {
+            spans.push((start, i + 1));
+            start = i + 1;
+        }
+    }
+    spans.push((start, bytes.len()));
+    spans
+}
+
+fn cases() -> Option<u32> {
+    std::env::var("LOCKCHECK_FUZZ_CASES").ok()?.parse().ok()
+}
+
+fn dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-input");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// What one command ended in.
+#[derive(Debug)]
+enum Ended {
+    Code(u8),
+    Error(String),
+}
+
+/// Runs `lockcheck args` in-process on another thread; a panic or a run past
+/// [`CASE_LIMIT`] fails the case.
+fn lockcheck(args: Vec<String>) -> Result<Ended, TestCaseError> {
+    let cli =
+        match Cli::try_parse_from(std::iter::once("lockcheck".to_string()).chain(args.clone())) {
+            Ok(cli) => cli,
+            Err(e) => {
+                return Err(TestCaseError::fail(format!(
+                    "usage error for {args:?}: {e}"
+                )))
+            }
+        };
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let ended = match cli::run(&cli) {
+            Ok(out) => Ended::Code(out.code),
+            Err(e) => Ended::Error(e.to_string()),
+        };
+        let _ = tx.send(ended);
+    });
+    let ended = match rx.recv_timeout(CASE_LIMIT) {
+        Ok(e) => e,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            return Err(TestCaseError::fail(format!(
+                "{args:?} ran longer than {CASE_LIMIT:?}"
+            )))
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            return Err(TestCaseError::fail(format!("{args:?} panicked")))
+        }
+    };
+    match &ended {
+        Ended::Code(c) => prop_assert!(*c <= 3, "{args:?}: exit code {c}"),
+        Ended::Error(e) => {
+            prop_assert!(!e.is_empty() && !e.contains('\n'), "{args:?}: error {e:?}");
+            prop_assert!(e.len() < 2_500, "{args:?}: {} bytes of error", e.len());
+        }
+    }
+    Ok(ended)
+}
+
+/// Counts of how cases ended, printed at the end of each test.
+#[derive(Default, Debug)]
+struct Tally {
+    cases: u64,
+    by_code: [u64; 4],
+    refused: u64,
+}
+
+impl Tally {
+    fn add(&mut self, e: &Ended) {
+        self.cases += 1;
+        match e {
+            Ended::Code(c) => self.by_code[*c as usize] += 1,
+            Ended::Error(_) => self.refused += 1,
+        }
+    }
+}
+
+fn scenario_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut seeds: Vec<(String, Vec<u8>)> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| ("toml".to_string(), std::fs::read(p).unwrap()))
+            .collect();
+    seeds.sort();
+    for name in ["kleppmann-pause-past-lease", "failover-loses-lock"] {
+        let s = builtin::by_name(name).expect("a built-in");
+        seeds.push(("json".into(), serde_json::to_vec_pretty(&s).unwrap()));
+    }
+    seeds
+}
+
+fn run_cases(
+    name: &str,
+    default_cases: u32,
+    seeds: Vec<(String, Vec<u8>)>,
+    command: impl Fn(&Path, usize) -> Vec<Vec<String>>,
+) -> Tally {
+    let config = Config {
+        cases: cases().unwrap_or(default_cases),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let tally = std::cell::RefCell::new(Tally::default());
+    let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 0..4));
+    let result = runner.run(&strategy, |(seed, mutations)| {
+        let (ext, text) = &seeds[seed];
+        let mut bytes = text.clone();
+        for m in &mutations {
+            apply(&mut bytes, m);
+        }
+        let n = tally.borrow().cases as usize;
+        let file = dir().join(format!("{name}-{n}.{ext}"));
+        std::fs::write(&file, &bytes).unwrap();
+        let mut refused = Vec::new();
+        for args in command(&file, n) {
+            let ended = lockcheck(args)?;
+            refused.push(matches!(ended, Ended::Error(_)));
+            tally.borrow_mut().add(&ended);
+        }
+        // Commands reading the same file accept it or refuse it together.
+        prop_assert!(
+            refused.iter().all(|r| *r == refused[0]),
+            "{}: accepted by some commands only: {refused:?}",
+            file.display()
+        );
+        Ok(())
+    });
+    let tally = tally.into_inner();
+    eprintln!("{name}: {tally:?}");
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+    tally
+}
+
+#[test]
+fn mutated_scenarios_load_or_fail_clearly_and_check_within_limits() {
+    let tally = run_cases("scenario", 300, scenario_seeds(), |file, n| {
+        let out = dir().join(format!("scenario-{n}.trace.json"));
+        vec![vec![
+            "check".into(),
+            file.display().to_string(),
+            "--max-states".into(),
+            "300".into(),
+            "--time-limit".into(),
+            "2s".into(),
+            "-o".into(),
+            out.display().to_string(),
+        ]]
+    });
+    assert!(
+        tally.refused > 0,
+        "some mutations must be refused: {tally:?}"
+    );
+}
+
+/// Saved traces of the example scenarios, as `check` writes them.
+fn trace_seeds() -> Vec<(String, Vec<u8>)> {
+    ["kleppmann-pause-past-lease", "failover-loses-lock"]
+        .iter()
+        .map(|name| {
+            let file = dir().join(format!("{name}.seed.trace.json"));
+            let args = vec![
+                "check".into(),
+                name.to_string(),
+                "-o".into(),
+                file.display().to_string(),
+            ];
+            let ended = lockcheck(args).expect("check runs");
+            assert!(matches!(ended, Ended::Code(1)), "{name}: {ended:?}");
+            ("json".to_string(), std::fs::read(&file).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn mutated_traces_replay_or_are_refused_clearly() {
+    let tally = run_cases("trace", 120, trace_seeds(), |file, n| {
+        let f = file.display().to_string();
+        let out = |ext: &str| {
+            dir()
+                .join(format!("trace-{n}.out.{ext}"))
+                .display()
+                .to_string()
+        };
+        vec![
+            vec!["replay".into(), f.clone()],
+            vec![
+                "shrink".into(),
+                f.clone(),
+                "--max-attempts".into(),
+                "50".into(),
+                "-o".into(),
+                out("json"),
+            ],
+            vec!["explain".into(), f, "-o".into(), out("svg")],
+        ]
+    });
+    assert!(
+        tally.refused > 0,
+        "some mutations must be refused: {tally:?}"
+    );
+}
