@@ -42,7 +42,10 @@ path, old, new = sys.argv[1:]
 text = open(path).read()
 open(path, "w").write(text.replace(old, new, 1))
 PY
-  if cargo test --release --test reduction_differential --test scenario_verdicts >/tmp/reduction-mutant.log 2>&1; then
+  if CARGO_TARGET_DIR=target/mutants CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
+    cargo test --release --test reduction_differential --test scenario_verdicts \
+    >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"
   else
     echo "caught  $name"
