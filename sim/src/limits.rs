@@ -3,12 +3,13 @@
 //! The idea: reading memory costs a system call in the caller's gauge, so it cannot happen
 //! at every state; but a search can grow by megabytes between two readings, so a fixed
 //! interval either wastes time far from a memory limit or overshoots it near one. The
-//! [`Pacer`] keeps the growth per expansion seen between readings and schedules the next
-//! reading before that growth could use up half the remaining headroom: far from the limit
-//! a reading every [`MAX_INTERVAL`] expansions (as the wall-time limit and progress reports
-//! need anyway), close to it every [`MIN_INTERVAL`]. Resident memory grows in steps (the
-//! allocator takes pages in chunks), so a reading that shows no growth only halves the rate
-//! remembered, rather than forgetting it.
+//! [`Pacer`] keeps the highest growth per expansion seen between two readings and schedules
+//! the next reading before growth at that rate could use up half the remaining headroom: far
+//! from the limit a reading every [`MAX_INTERVAL`] expansions (as the wall-time limit and
+//! progress reports need anyway), close to it every [`MIN_INTERVAL`]. The highest rate, not
+//! the last: resident memory grows in bursts (a breadth-first search reuses the memory its
+//! frontier freed until a wider level needs new pages, several kilobytes an expansion), so a
+//! quiet interval says nothing about the next one.
 //!
 //! The kernel reads nothing of the system: memory comes from a [`MemoryGauge`] the caller
 //! passes, like wall time from a `WallClock`.
@@ -31,7 +32,7 @@ pub const MIN_INTERVAL: u64 = 16;
 pub struct Pacer {
     /// The previous reading: expansions then, bytes then.
     last: Option<(u64, u64)>,
-    /// Growth per expansion, the largest recently seen (halved at each reading below it).
+    /// Growth per expansion, the highest seen between two readings.
     bytes_per_expansion: u64,
 }
 
@@ -53,7 +54,7 @@ impl Pacer {
         let steps = expanded.saturating_sub(last_expanded).max(1);
         // Rounded up, so that any growth at all counts.
         let measured = grown_bytes.div_ceil(steps);
-        self.bytes_per_expansion = measured.max(self.bytes_per_expansion / 2);
+        self.bytes_per_expansion = self.bytes_per_expansion.max(measured);
         if self.bytes_per_expansion == 0 {
             return MAX_INTERVAL;
         }
@@ -100,7 +101,7 @@ mod tests {
     }
 
     #[test]
-    fn memory_that_stays_flat_needs_no_early_check() {
+    fn memory_that_never_grew_needs_no_early_check() {
         let mut p = Pacer::default();
         p.next_interval(0, 50_000_000, Some(60_000_000));
         assert_eq!(
@@ -114,13 +115,13 @@ mod tests {
     }
 
     #[test]
-    fn a_pause_in_growth_halves_the_rate_remembered_instead_of_forgetting_it() {
+    fn a_quiet_interval_does_not_lower_the_rate_remembered() {
         let mut p = Pacer::default();
         let limit = Some(100_000_000);
         p.next_interval(0, 90_000_000, limit);
         // 10,000 bytes an expansion, 9 MB of headroom: half of it lasts 450 expansions.
         assert_eq!(p.next_interval(100, 91_000_000, limit), 450);
-        // No growth in the next 100: the rate remembered is 5,000 bytes an expansion.
-        assert_eq!(p.next_interval(200, 91_000_000, limit), 900);
+        // No growth in the next 450: a burst at the old rate could still come.
+        assert_eq!(p.next_interval(550, 91_000_000, limit), 450);
     }
 }
