@@ -233,7 +233,7 @@ impl Bisection<'_> {
             }
             Stopped::Interrupted => {
                 let message = format!(
-                    "interrupted by {} after {} checks: the verdict flips between {name} = {} and {}, if at all",
+                    "interrupted by {} in check {}: the verdict flips between {name} = {} and {}, if at all",
                     interrupt::signal_name(),
                     self.checks,
                     human(lo),
