@@ -71,19 +71,45 @@ fn mem_available_bytes(meminfo: &str) -> Option<u64> {
 
 /// What the cgroup's memory limit leaves (limit minus usage), when there is a limit:
 /// cgroup v2's `memory.max` and `memory.current`, or v1's `memory.limit_in_bytes` and
-/// `memory.usage_in_bytes`.
+/// `memory.usage_in_bytes`, in this process's own cgroup (named in `/proc/self/cgroup`) or,
+/// where that is not mounted under its name (a container's cgroup namespace), at the root.
 fn cgroup_headroom_bytes() -> Option<u64> {
-    let read = |path: &str| std::fs::read_to_string(path).ok();
-    let pairs = [
-        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-        (
-            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-        ),
+    let read = |path: String| std::fs::read_to_string(path).ok();
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let v2 = own_cgroup(&own, "").unwrap_or("/");
+    let v1 = own_cgroup(&own, "memory").unwrap_or("/");
+    let (v2_files, v1_files) = (
+        ("memory.max", "memory.current"),
+        ("memory.limit_in_bytes", "memory.usage_in_bytes"),
+    );
+    let candidates = [
+        (format!("/sys/fs/cgroup{v2}"), v2_files),
+        ("/sys/fs/cgroup".to_string(), v2_files),
+        (format!("/sys/fs/cgroup/memory{v1}"), v1_files),
+        ("/sys/fs/cgroup/memory".to_string(), v1_files),
     ];
-    pairs
-        .iter()
-        .find_map(|(limit, usage)| headroom_bytes(read(limit)?.as_str(), read(usage)?.as_str()))
+    candidates.iter().find_map(|(dir, (limit, usage))| {
+        let dir = dir.trim_end_matches('/');
+        headroom_bytes(
+            &read(format!("{dir}/{limit}"))?,
+            &read(format!("{dir}/{usage}"))?,
+        )
+    })
+}
+
+/// The path of this process's cgroup in the hierarchy with `controller` (`""` for v2's
+/// unified one), from the text of `/proc/self/cgroup` (`id:controllers:path` lines).
+fn own_cgroup<'a>(text: &'a str, controller: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_id, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let matches = if controller.is_empty() {
+            controllers.is_empty()
+        } else {
+            controllers.split(',').any(|c| c == controller)
+        };
+        matches.then_some(path)
+    })
 }
 
 /// Limit minus usage, from the two files' texts; `None` when there is no limit (`max`, or
@@ -120,6 +146,15 @@ mod tests {
         assert_eq!(headroom_bytes("max\n", "73741824\n"), None);
         assert_eq!(headroom_bytes("9223372036854771712\n", "5\n"), None);
         assert_eq!(headroom_bytes("100\n", "200\n"), Some(0));
+    }
+
+    #[test]
+    fn the_own_cgroup_is_found_by_controller() {
+        let text = "4:memory:/process_api/abc\n3:cpu,cpuacct:/x\n0::/user.slice/u.scope\n";
+        assert_eq!(own_cgroup(text, "memory"), Some("/process_api/abc"));
+        assert_eq!(own_cgroup(text, "cpuacct"), Some("/x"));
+        assert_eq!(own_cgroup(text, ""), Some("/user.slice/u.scope"));
+        assert_eq!(own_cgroup("1:pids:/\n", "memory"), None);
     }
 
     #[cfg(target_os = "linux")]
