@@ -147,6 +147,8 @@ struct Finished {
 
 /// Runs `lockcheck args` in `dir`; after `signal_after` (if given), sends it that signal.
 /// Waits for it with `wait4`, which gives this child's own resource usage.
+// The child is waited for, by `wait4` rather than `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn lockcheck(dir: &Path, args: &[&str], signal_after: Option<(Duration, i32)>) -> Finished {
     let out_path = dir.join(format!("stdout-{}.txt", args.join("_").replace('/', "_")));
     let child = Command::new(env!("CARGO_BIN_EXE_lockcheck"))
@@ -349,6 +351,7 @@ fn an_interrupted_sweep_reports_the_points_it_finished() {
     assert_eq!(f.code, 130, "{}", f.stdout);
     let j = json(&f);
     assert_eq!(j["outcome"], "interrupted");
+    assert_eq!(j["signal"], "SIGINT");
     assert_eq!(j["points"], 2);
     // The point without pauses finished in well under a second; the other cannot finish.
     let cells = j["cells"].as_array().unwrap();

@@ -176,6 +176,9 @@ fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
     } else {
         "complete"
     });
+    if interrupted {
+        j["signal"] = json!(interrupt::signal_name());
+    }
     j["points"] = json!(total_points);
     j["safe"] = json!(safe);
     j["violated"] = json!(bad);
