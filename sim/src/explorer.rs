@@ -46,6 +46,7 @@ pub struct Options {
     /// the explorer's estimate of its own tables. Checked at a pace that keeps up with the
     /// growth seen (`limits::Pacer`).
     pub max_memory_bytes: Option<u64>,
+    /// The process's resident memory, for `max_memory_bytes` and `Stats::peak_memory_bytes`.
     pub memory_gauge: Option<Arc<dyn MemoryGauge>>,
     /// Stop after this much wall time (needs `wall_clock`).
     pub time_limit_ms: Option<u64>,
