@@ -2,10 +2,13 @@
 //!
 //! This crate is the user-facing layer. It re-exports the kernel ([`sim`]) and the models
 //! ([`model`]), and holds what touches the real world: the system wall clock that bounds a
-//! search's wall time. Scenarios, oracles, reports and the command line build on it.
+//! search's wall time, the process's resident memory that bounds its memory, and the
+//! signal handlers that interrupt it. Scenarios, oracles, reports and the command line build on it.
 
 pub mod check;
 pub mod cli;
+pub mod interrupt;
+pub mod memory;
 pub mod oracles;
 pub mod report;
 pub mod scenario;

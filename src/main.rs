@@ -15,6 +15,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
         }
     };
+    if let Err(e) = lockcheck::interrupt::install() {
+        eprintln!("warning: Ctrl-C will not report partial results: {e}");
+    }
     let result = cli::run(&cli);
     let mut stdout = std::io::stdout().lock();
     match result {

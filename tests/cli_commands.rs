@@ -89,6 +89,8 @@ fn help_and_version() {
         "boundary",
         "explain",
         "Exit codes",
+        "130  interrupted by SIGINT",
+        "143  interrupted by SIGTERM",
     ] {
         assert!(out.stdout.contains(c), "{c}");
     }

@@ -4,18 +4,21 @@
 //! select which to expand, computes successors, deduplicates them by fingerprint (when the
 //! frontier prunes), records how each new state was reached in the path log, evaluates the
 //! properties on it and pushes it. Depth-first, breadth-first, random walks and replay differ
-//! only in the frontier. Limits are checked as it goes and end the loop with a named outcome.
+//! only in the frontier. Limits are checked as it goes and end the loop with a named outcome;
+//! an interrupt flag set from outside (a signal handler) ends it at the next state.
 
 use crate::branching::Tally;
 use crate::checker::{Checker, Hit};
 use crate::chooser::ReplayMismatch;
 use crate::fingerprint::{combine, Fingerprint};
 use crate::frontier::{Entry, Frontier};
+use crate::limits::{MemoryGauge, Pacer, MAX_INTERVAL, MIN_INTERVAL};
 use crate::model::Model;
 use crate::path_log::PathLog;
 use crate::property::Observes;
 use crate::report::{Limit, Outcome, PropertyReport, Report, Stats, Status};
 use crate::visited::VisitedSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 mod reduction;
@@ -35,19 +38,28 @@ pub type ProgressHook = Box<dyn FnMut(&Stats)>;
 pub struct Options {
     /// Stop at the first violation (true) or explore everything and report all properties.
     pub stop_at_first_violation: bool,
-    /// Stop once this many unique states are known (named outcome `LimitReached(States)`).
-    /// It is checked before each expansion, so the count may end slightly above it.
+    /// Explore at most this many unique states: the first state beyond them ends the search
+    /// (named outcome `LimitReached(States)`) unexplored and uncounted, so a limited search
+    /// reports exactly this many, and a space of exactly this many states is complete.
     pub max_states: Option<u64>,
     /// Do not expand states at this depth (bounded search; walks end there).
     pub max_depth: Option<u32>,
     /// Do not expand states whose virtual time exceeds this.
     pub max_virtual_time_ms: Option<u64>,
-    /// Stop when the explorer's estimated memory exceeds this.
+    /// Stop when memory reaches this many bytes: the resident memory `memory_gauge` reads
+    /// (with the growth of the visited set due before the next reading), or without a gauge
+    /// the explorer's estimate of its own tables. Checked at a pace that keeps up with the
+    /// growth seen (`limits::Pacer`).
     pub max_memory_bytes: Option<u64>,
+    /// The process's resident memory, for `max_memory_bytes` and `Stats::peak_memory_bytes`.
+    pub memory_gauge: Option<Arc<dyn MemoryGauge>>,
     /// Stop after this much wall time (needs `wall_clock`).
     pub time_limit_ms: Option<u64>,
     pub wall_clock: Option<Arc<dyn WallClock>>,
     pub progress: Option<ProgressHook>,
+    /// Once this flag is set (by a signal handler, say), the search stops before the next
+    /// expansion with outcome `Interrupted` and the statistics so far.
+    pub interrupt: Option<Arc<AtomicBool>>,
     /// Pre-size the visited set for this many states.
     pub expected_states: usize,
     /// Which reductions exhaustive search may use (all off by default).
@@ -62,17 +74,16 @@ impl Default for Options {
             max_depth: None,
             max_virtual_time_ms: None,
             max_memory_bytes: None,
+            memory_gauge: None,
             time_limit_ms: None,
             wall_clock: None,
             progress: None,
+            interrupt: None,
             expected_states: 0,
             reductions: Reductions::none(),
         }
     }
 }
-
-/// How often (in expanded states) limits and progress are checked.
-const CHECK_EVERY: u64 = 1 << 12;
 
 /// Explores `model` with `frontier` under `options`.
 ///
@@ -107,11 +118,15 @@ pub fn explore<M: Model, F: Frontier<M>>(
         last_seen: false,
         last_fp: 0,
         expanded: None,
+        pacer: Pacer::default(),
+        next_check_at: MIN_INTERVAL,
     };
     if run.partial_order.is_on() {
         run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
     }
     let outcome = run.main_loop(frontier, &mut options)?;
+    // Every search, however short, reports a real memory figure.
+    run.measure_memory(frontier, &options);
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
     }
@@ -165,6 +180,9 @@ struct Run<'m, M: Model> {
     subset: Vec<usize>,
     /// Transient states being settled under partial-order reduction.
     settling: Vec<Entry<M::State>>,
+    pacer: Pacer,
+    /// Expansions after which limits are checked next.
+    next_check_at: u64,
 }
 
 /// The expansion of a frontier entry, computed before it is popped.
@@ -241,19 +259,20 @@ impl<M: Model> Run<'_, M> {
                 }
             }
             while let Some(entry) = frontier.pop() {
-                self.stats.expanded_states += 1;
-                if options
-                    .max_states
-                    .is_some_and(|m| self.visited.len() as u64 >= m)
-                {
-                    self.stats.unique_states = self.visited.len() as u64;
-                    return Ok(Outcome::LimitReached(Limit::States));
-                }
-                if self.stats.expanded_states.is_multiple_of(CHECK_EVERY) {
+                if self.stats.expanded_states >= self.next_check_at {
                     if let Some(limit) = self.limit_hit(frontier, options) {
                         return Ok(Outcome::LimitReached(limit));
                     }
                 }
+                if options
+                    .interrupt
+                    .as_ref()
+                    .is_some_and(|flag| flag.load(Ordering::Relaxed))
+                {
+                    self.stats.unique_states = self.visited.len() as u64;
+                    return Ok(Outcome::Interrupted);
+                }
+                self.stats.expanded_states += 1;
                 if let Step::Stop(o) =
                     self.expand(entry, frontier, options, &mut enabled, &mut selected)?
                 {
@@ -261,7 +280,6 @@ impl<M: Model> Run<'_, M> {
                 }
             }
         }
-        self.update_memory(0, 0);
         Ok(if !prunes {
             Outcome::RunsDone {
                 runs: self.stats.runs,
@@ -501,6 +519,16 @@ impl<M: Model> Run<'_, M> {
             .unwrap_or_else(|| Self::fingerprint(self.model, state, obligations, vt, options));
         self.last_fp = fp;
         let new = self.visited.insert(fp);
+        if new
+            && options
+                .max_states
+                .is_some_and(|m| self.visited.len() as u64 > m)
+        {
+            // One state beyond the limit: it is neither evaluated nor counted.
+            self.hits.clear();
+            self.stats.unique_states = self.visited.len() as u64 - 1;
+            return Admit::Stop(Outcome::LimitReached(Limit::States));
+        }
         let keep = new || !prunes;
         if keep {
             self.checker.evaluate(self.model, state, &mut self.hits);
@@ -564,7 +592,12 @@ impl<M: Model> Run<'_, M> {
 
     fn limit_hit<F: Frontier<M>>(&mut self, frontier: &F, options: &mut Options) -> Option<Limit> {
         self.stats.unique_states = self.visited.len() as u64;
-        let memory = self.update_memory(frontier.len(), std::mem::size_of::<Entry<M::State>>());
+        let memory = self.measure_memory(frontier, options);
+        let expanded = self.stats.expanded_states;
+        self.next_check_at = expanded
+            + self
+                .pacer
+                .next_interval(expanded, memory, options.max_memory_bytes);
         if let Some(progress) = options.progress.as_mut() {
             progress(&self.stats);
         }
@@ -579,13 +612,30 @@ impl<M: Model> Run<'_, M> {
         None
     }
 
-    /// Estimates the bytes held now (visited set with its next resize, log, frontier).
-    fn update_memory(&mut self, frontier_len: usize, entry_size: usize) -> u64 {
-        let next_batch = CHECK_EVERY as usize * 16;
-        let bytes = self.visited.bytes_after_growth(next_batch)
-            + self.log.bytes()
-            + frontier_len * entry_size;
-        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(bytes as u64);
-        bytes as u64
+    /// The memory a limit is compared with, the peak reported updated on the way.
+    ///
+    /// With a gauge: the resident bytes it reads (the reported figure), plus what the visited
+    /// set's next doubling would add if it is due before the next check (a doubling touches
+    /// as many new pages as the table holds, at once). Without one (or when it cannot read):
+    /// the estimate of the visited set with its next doubling, the path log and the frontier's
+    /// entries.
+    fn measure_memory<F: Frontier<M>>(&mut self, frontier: &F, options: &Options) -> u64 {
+        let next_batch = (MAX_INTERVAL * 16) as usize;
+        let visited_now = self.visited.bytes() as u64;
+        let visited_soon = self.visited.bytes_after_growth(next_batch) as u64;
+        let resident = options
+            .memory_gauge
+            .as_ref()
+            .and_then(|g| g.resident_bytes());
+        let (reported, compared) = match resident {
+            Some(bytes) => (bytes, bytes + (visited_soon - visited_now)),
+            None => {
+                let entries = frontier.len() * std::mem::size_of::<Entry<M::State>>();
+                let bytes = visited_soon + self.log.bytes() as u64 + entries as u64;
+                (bytes, bytes)
+            }
+        };
+        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(reported);
+        compared
     }
 }

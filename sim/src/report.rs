@@ -2,7 +2,8 @@
 //!
 //! A limit is never an error or a hang: running out of states, wall time or memory is the
 //! named outcome `LimitReached` with the statistics gathered so far, and every property
-//! still reports what was found before the limit.
+//! still reports what was found before the limit. An interrupt from outside is reported the
+//! same way, as `Interrupted`.
 
 use crate::model::Model;
 use crate::property::PropertyKind;
@@ -21,6 +22,8 @@ pub enum Outcome {
     StoppedAtViolation,
     /// A resource limit ended the search before it was done.
     LimitReached(Limit),
+    /// The caller's interrupt flag ended the search before it was done.
+    Interrupted,
 }
 
 /// A resource limit of the explorer.
@@ -59,6 +62,7 @@ impl fmt::Display for Outcome {
             Outcome::RunsDone { runs } => write!(f, "{runs} runs done"),
             Outcome::StoppedAtViolation => f.write_str("stopped at the first violation"),
             Outcome::LimitReached(l) => write!(f, "{l} reached before the search was done"),
+            Outcome::Interrupted => f.write_str("interrupted before the search was done"),
         }
     }
 }
@@ -80,7 +84,9 @@ pub struct Stats {
     pub cut_off_states: u64,
     /// Runs started (1 for exhaustive search).
     pub runs: u64,
-    /// Estimated peak bytes held by the explorer (visited set, path log, frontier).
+    /// Peak memory seen at the explorer's limit checks and at its end: the process's
+    /// resident bytes when a memory gauge was given, else the estimate of the explorer's own
+    /// tables (visited set, path log, frontier). Never zero once a search has run.
     pub peak_memory_bytes: u64,
     /// Wall time in ms, if a wall clock was given.
     pub wall_ms: Option<u64>,

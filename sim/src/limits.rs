@@ -1,0 +1,127 @@
+//! When the explorer looks at its resource limits, and what it reads when it does.
+//!
+//! The idea: reading memory costs a system call in the caller's gauge, so it cannot happen
+//! at every state; but a search can grow by megabytes between two readings, so a fixed
+//! interval either wastes time far from a memory limit or overshoots it near one. The
+//! [`Pacer`] keeps the highest growth per expansion seen between two readings and schedules
+//! the next reading before growth at that rate could use up half the remaining headroom: far
+//! from the limit a reading every [`MAX_INTERVAL`] expansions (as the wall-time limit and
+//! progress reports need anyway), close to it every [`MIN_INTERVAL`]. The highest rate, not
+//! the last: resident memory grows in bursts (a breadth-first search reuses the memory its
+//! frontier freed until a wider level needs new pages, several kilobytes an expansion), so a
+//! quiet interval says nothing about the next one.
+//!
+//! The kernel reads nothing of the system: memory comes from a [`MemoryGauge`] the caller
+//! passes, like wall time from a `WallClock`.
+
+/// A source of the process's resident memory, the figure a memory limit bounds.
+pub trait MemoryGauge: Send + Sync {
+    /// Bytes resident now, or `None` when they cannot be read (the explorer then falls
+    /// back to its estimate of its own tables).
+    fn resident_bytes(&self) -> Option<u64>;
+}
+
+/// The most expansions between two limit checks.
+pub const MAX_INTERVAL: u64 = 1 << 12;
+
+/// The fewest expansions between two limit checks (near a memory limit).
+pub const MIN_INTERVAL: u64 = 16;
+
+/// Schedules limit checks from the memory readings so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pacer {
+    /// The previous reading: expansions then, bytes then.
+    last: Option<(u64, u64)>,
+    /// Growth per expansion, the highest seen between two readings.
+    bytes_per_expansion: u64,
+}
+
+impl Pacer {
+    /// The expansions to wait before the next check, after reading `bytes` at `expanded`
+    /// expansions under the memory limit `limit_bytes` (if any).
+    ///
+    /// Without a limit, or while memory does not grow, the interval is [`MAX_INTERVAL`];
+    /// before a growth rate is known (the first reading), it is [`MIN_INTERVAL`].
+    pub fn next_interval(&mut self, expanded: u64, bytes: u64, limit_bytes: Option<u64>) -> u64 {
+        let last = self.last.replace((expanded, bytes));
+        let Some(limit_bytes) = limit_bytes else {
+            return MAX_INTERVAL;
+        };
+        let Some((last_expanded, last_bytes)) = last else {
+            return MIN_INTERVAL;
+        };
+        let grown_bytes = bytes.saturating_sub(last_bytes);
+        let steps = expanded.saturating_sub(last_expanded).max(1);
+        // Rounded up, so that any growth at all counts.
+        let measured = grown_bytes.div_ceil(steps);
+        self.bytes_per_expansion = self.bytes_per_expansion.max(measured);
+        if self.bytes_per_expansion == 0 {
+            return MAX_INTERVAL;
+        }
+        let headroom_bytes = limit_bytes.saturating_sub(bytes);
+        (headroom_bytes / 2 / self.bytes_per_expansion).clamp(MIN_INTERVAL, MAX_INTERVAL)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_limit_checks_are_as_rare_as_allowed() {
+        let mut p = Pacer::default();
+        assert_eq!(p.next_interval(16, 1_000, None), MAX_INTERVAL);
+        assert_eq!(p.next_interval(4_112, 9_000_000, None), MAX_INTERVAL);
+    }
+
+    #[test]
+    fn the_first_reading_under_a_limit_is_followed_soon_by_a_second() {
+        let mut p = Pacer::default();
+        assert_eq!(p.next_interval(16, 1_000, Some(1 << 30)), MIN_INTERVAL);
+    }
+
+    #[test]
+    fn growth_may_use_at_most_half_the_headroom_before_the_next_reading() {
+        let mut p = Pacer::default();
+        p.next_interval(0, 10_000_000, Some(100_000_000));
+        // 1,000 bytes an expansion, 89 MB of headroom left: 44,500 expansions would use
+        // half of it, more than the largest interval.
+        assert_eq!(
+            p.next_interval(1_000, 11_000_000, Some(100_000_000)),
+            MAX_INTERVAL
+        );
+        // Now 1 MB of headroom at 1,000 bytes an expansion: 500 expansions.
+        let at = 1_000 + 88_000;
+        assert_eq!(p.next_interval(at, 99_000_000, Some(100_000_000)), 500);
+        // At the limit, as often as allowed.
+        assert_eq!(
+            p.next_interval(at + 500, 100_000_000, Some(100_000_000)),
+            MIN_INTERVAL
+        );
+    }
+
+    #[test]
+    fn memory_that_never_grew_needs_no_early_check() {
+        let mut p = Pacer::default();
+        p.next_interval(0, 50_000_000, Some(60_000_000));
+        assert_eq!(
+            p.next_interval(16, 50_000_000, Some(60_000_000)),
+            MAX_INTERVAL
+        );
+        assert_eq!(
+            p.next_interval(32, 40_000_000, Some(60_000_000)),
+            MAX_INTERVAL
+        );
+    }
+
+    #[test]
+    fn a_quiet_interval_does_not_lower_the_rate_remembered() {
+        let mut p = Pacer::default();
+        let limit = Some(100_000_000);
+        p.next_interval(0, 90_000_000, limit);
+        // 10,000 bytes an expansion, 9 MB of headroom: half of it lasts 450 expansions.
+        assert_eq!(p.next_interval(100, 91_000_000, limit), 450);
+        // No growth in the next 450: a burst at the old rate could still come.
+        assert_eq!(p.next_interval(550, 91_000_000, limit), 450);
+    }
+}

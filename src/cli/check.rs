@@ -1,0 +1,171 @@
+//! `check`: one search of a scenario, its outcome, statistics and verdict; a violation is
+//! saved as a trace with the command that replays it.
+//!
+//! A search that ends without a verdict says why: the limit reached (the memory limit with
+//! its size, and whether it was the default), or the signal that interrupted it; either way
+//! the statistics so far are printed, and the exit code is the limit's (3) or the signal's
+//! (130, 143).
+
+use super::input::{load_scenario, InputError, SavedTrace};
+use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
+use super::stats;
+use super::{faults_in, oracle_meaning, plural, quote, CheckArgs, Limits, Output};
+use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use crate::check::{Checked, Mode};
+use crate::interrupt;
+use crate::report::{seconds, timeline};
+use crate::scenario::Scenario;
+use lockcheck_sim::{Limit, Outcome, Trace};
+use serde_json::json;
+use std::path::PathBuf;
+
+fn default_trace_path(scenario: &Scenario) -> PathBuf {
+    let safe: String = scenario
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from(format!("{safe}.trace.json"))
+}
+
+pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputError> {
+    let scenario = load_scenario(&a.scenario)?;
+    let mode = if a.random {
+        Mode::Random {
+            first: a.first_seed,
+            count: a.seeds.unwrap_or(scenario.explore.random_seeds),
+        }
+    } else {
+        Mode::Exhaustive
+    };
+    let checked = run_check(&scenario, mode, &a.limits, json_out)?;
+    let report = &checked.report;
+    let s = &report.stats;
+    let wall = s.wall_ms.unwrap_or(0);
+    let mut text = format!(
+        "scenario: {}\n  {}\nmode: {}\noutcome: {}\nstatistics: {} states, {} unique, depth {}, {} states/s, virtual time covered {}, wall time {}, peak memory {:.1} MB{}\noracles:\n",
+        scenario.name,
+        scenario.description,
+        match mode {
+            Mode::Exhaustive => "exhaustive (breadth-first: a counterexample is a shortest one)".to_string(),
+            Mode::Random { first, count } => format!("random walks, seeds {first}..{}", first + count),
+        },
+        outcome_text(&report.outcome, &a.limits),
+        s.expanded_states,
+        s.unique_states,
+        s.max_depth,
+        per_second(s.unique_states, wall),
+        seconds(s.max_virtual_time_ms),
+        seconds(wall),
+        s.peak_memory_bytes as f64 / 1e6,
+        if s.runs > 1 { format!(", {} runs", s.runs) } else { String::new() },
+    );
+    let mut props = Vec::new();
+    for p in &report.properties {
+        text.push_str(&format!("  {} {}: {}\n", p.kind, p.name, p.status.word()));
+        props.push(json!({"name": p.name, "kind": p.kind.to_string(), "status": p.status.word().to_lowercase()}));
+    }
+    let mut j = json!({
+        "command": "check",
+        "scenario": scenario.name,
+        "mode": if a.random { "random" } else { "exhaustive" },
+        "outcome": outcome_word(&report.outcome),
+        "statistics": stats_json(report),
+        "reductions": stats::reductions_json(report),
+        "oracles": props,
+    });
+    if a.stats {
+        j["branching"] = stats::branching_json(&report.stats);
+        text.push_str(&stats::branching_text(&report.stats));
+    }
+    text.push_str(&stats::reductions_text(report));
+    if let Outcome::LimitReached(l) = report.outcome {
+        j["limit"] = json!(l.to_string());
+    }
+    if let (Some(bytes), default) = search::memory_limit(&a.limits) {
+        j["memory_limit_bytes"] = json!(bytes);
+        j["memory_limit_is_default"] = json!(default);
+    }
+    if report.outcome == Outcome::Interrupted {
+        j["signal"] = json!(interrupt::signal_name());
+    }
+    let Some((oracle, path)) = report.first_violation() else {
+        let hollow = report.hollow();
+        let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
+        text.push_str(&line);
+        if !hollow.is_empty() {
+            text.push_str(&format!(
+                "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
+                hollow.join(", ")
+            ));
+        }
+        j["verdict"] = json!(verdict);
+        j["never_witnessed"] = json!(hollow);
+        return Ok(Output {
+            text,
+            json: j,
+            code,
+        });
+    };
+    let entries = timeline::entries(&checked.world, path);
+    let trace = Trace::from_path(&checked.world, path, Some(oracle));
+    let file = a
+        .output
+        .clone()
+        .unwrap_or_else(|| default_trace_path(&scenario));
+    SavedTrace::new(&scenario, trace).save(&file)?;
+    let replay_cmd = format!("lockcheck replay {}", quote(&file));
+    text.push_str(&format!(
+        "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}):\n{}\ntrace saved to {}\nreplay it with: {replay_cmd}\n",
+        oracle_meaning(oracle),
+        plural(path.steps.len(), "step"),
+        plural(faults_in(&checked.world, path), "fault"),
+        timeline::text(&entries, Some(oracle)),
+        file.display(),
+    ));
+    j["verdict"] = json!("violated");
+    j["oracle"] = json!(oracle);
+    j["steps"] = json!(path.steps.len());
+    j["timeline"] = json!(entries);
+    j["trace_file"] = json!(file.display().to_string());
+    j["replay_command"] = json!(replay_cmd);
+    Ok(Output {
+        text,
+        json: j,
+        code: EXIT_VIOLATION,
+    })
+}
+
+/// The verdict line, verdict word and exit code of a check that found no violation.
+fn no_violation_verdict(checked: &Checked, limits: &Limits) -> (String, &'static str, u8) {
+    let report = &checked.report;
+    let why = match report.outcome {
+        Outcome::LimitReached(Limit::Memory) => search::memory_limit_text(limits),
+        Outcome::LimitReached(l) => l.to_string(),
+        Outcome::Interrupted => {
+            let line = format!(
+                "verdict: NO VERDICT: interrupted by {} before the search was done (no violation among the states explored)\n",
+                interrupt::signal_name()
+            );
+            return (line, "interrupted", interrupt::exit_code());
+        }
+        _ if report.is_exhaustive() => {
+            let line = "verdict: no violation found (every state within the bounds explored)\n";
+            return (line.into(), "no_violation", EXIT_OK);
+        }
+        _ => {
+            let line = "verdict: no violation found by the random walks\n";
+            return (line.into(), "no_violation", EXIT_OK);
+        }
+    };
+    let line = format!(
+        "verdict: NO VERDICT: the {why} was reached before the search was done (no violation among the states explored)\n"
+    );
+    (line, "limit_reached", EXIT_LIMIT)
+}

@@ -1,0 +1,225 @@
+//! How a command searches: the limit flags and the kernel options they become (the scenario's
+//! bounds, the wall clock, the process's real memory under a limit, the interrupt flag and
+//! a progress spinner), and the outcome and statistics as the commands print them.
+//!
+//! A search always has a memory limit: the one given, or the default of
+//! [`memory::default_limit_bytes`], so that no search dies for want of memory without a
+//! report. It always watches the interrupt flag, so that Ctrl-C or SIGTERM ends it with
+//! outcome `interrupted` and its statistics (see [`crate::interrupt`]).
+
+use super::input::InputError;
+use crate::check::{check_with, Checked, Mode};
+use crate::oracles::RedisWorld;
+use crate::report::seconds;
+use crate::scenario::{duration, Scenario};
+use crate::{interrupt, memory, SystemWallClock};
+use clap::Args;
+use lockcheck_sim::{Limit, Outcome, Report};
+use serde_json::{json, Value};
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+/// Search limits (they override the scenario's `[explore]` section).
+#[derive(Args, Debug, Clone, Default)]
+pub struct Limits {
+    /// Stop after this many unique states (exit code 3 if no verdict by then).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+    /// Do not expand states deeper than this many steps (a bounded search).
+    #[arg(long, value_name = "STEPS")]
+    pub max_depth: Option<u32>,
+    /// Do not expand states past this virtual time, e.g. `60s` (a bounded search).
+    #[arg(long, value_name = "DURATION", value_parser = parse_ms)]
+    pub max_virtual_time: Option<u64>,
+    /// Stop after this much wall time, e.g. `30s`, `5m` (exit code 3 if no verdict by then).
+    #[arg(long, value_name = "DURATION", value_parser = parse_ms)]
+    pub time_limit: Option<u64>,
+    /// Stop when the process's resident memory reaches this, e.g. `512MiB`, `2GB` (exit
+    /// code 3). Default: three quarters of the memory available at the start.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub memory_limit: Option<u64>,
+    /// Explore the full state space: switch every reduction off.
+    #[arg(long)]
+    pub no_reduction: bool,
+    /// Switch partial-order reduction off (same-instant events of different processes are
+    /// then tried in every order).
+    #[arg(long)]
+    pub no_partial_order: bool,
+}
+
+pub(super) fn parse_ms(text: &str) -> Result<u64, String> {
+    match duration::parse(text)? {
+        Some(v) if v >= 0 => Ok(v as u64),
+        _ => Err(format!(
+            "`{text}` is not a non-negative duration (e.g. 30s, 200ms)"
+        )),
+    }
+}
+
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (e.g. 512MiB, 2GB)"))?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "kib" => 1 << 10,
+        "m" | "mb" => 1_000_000,
+        "mib" => 1 << 20,
+        "g" | "gb" => 1_000_000_000,
+        "gib" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "`{text}`: unknown unit (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
+    };
+    n.checked_mul(factor)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// The memory limit of a search under `limits`, and whether it is the default.
+pub fn memory_limit(limits: &Limits) -> (Option<u64>, bool) {
+    match limits.memory_limit {
+        Some(bytes) => (Some(bytes), false),
+        None => (memory::default_limit_bytes(), true),
+    }
+}
+
+/// Kernel options: the scenario's, overridden by the limits, with the system wall clock,
+/// the process's memory and its limit, the interrupt flag and (on a terminal) a spinner.
+fn options(
+    scenario: &Scenario,
+    limits: &Limits,
+    progress: Option<indicatif::ProgressBar>,
+) -> lockcheck_sim::Options {
+    let mut o = scenario.explore.options();
+    if let Some(n) = limits.max_states {
+        o.max_states = Some(n);
+    }
+    if let Some(d) = limits.max_depth {
+        o.max_depth = Some(d);
+    }
+    if let Some(t) = limits.max_virtual_time {
+        o.max_virtual_time_ms = Some(t);
+    }
+    o.time_limit_ms = limits.time_limit;
+    o.max_memory_bytes = memory_limit(limits).0;
+    if limits.no_reduction || limits.no_partial_order {
+        o.reductions.partial_order = false;
+    }
+    o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
+    o.interrupt = Some(interrupt::flag());
+    o.wall_clock = Some(Arc::new(SystemWallClock::start()));
+    if let Some(bar) = progress {
+        o.progress = Some(Box::new(move |s: &lockcheck_sim::Stats| {
+            bar.set_message(format!(
+                "{} states, {} unique, depth {}, virtual time {}",
+                s.expanded_states,
+                s.unique_states,
+                s.max_depth,
+                seconds(s.max_virtual_time_ms)
+            ));
+            bar.tick();
+        }));
+    }
+    o
+}
+
+/// A spinner on stderr when stderr is a terminal and output is for people.
+fn spinner(json: bool) -> Option<indicatif::ProgressBar> {
+    if json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
+/// Checks `scenario` under the command line's limits.
+pub fn run_check(
+    scenario: &Scenario,
+    mode: Mode,
+    limits: &Limits,
+    json: bool,
+) -> Result<Checked, InputError> {
+    let bar = spinner(json);
+    let o = options(scenario, limits, bar.clone());
+    let checked = check_with(scenario, mode, o).map_err(|e| InputError {
+        field: Some(e.field.clone()),
+        ..InputError::new(e.message.clone())
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(checked)
+}
+
+pub fn stats_json(report: &Report<RedisWorld>) -> Value {
+    let s = &report.stats;
+    let wall = s.wall_ms.unwrap_or(0);
+    json!({
+        "states": s.expanded_states,
+        "unique_states": s.unique_states,
+        "transitions": s.transitions,
+        "max_depth": s.max_depth,
+        "runs": s.runs,
+        "virtual_time_ms": s.max_virtual_time_ms,
+        "wall_ms": wall,
+        "states_per_second": per_second(s.unique_states, wall),
+        "peak_memory_bytes": s.peak_memory_bytes,
+    })
+}
+
+pub fn per_second(n: u64, wall_ms: u64) -> u64 {
+    n.saturating_mul(1_000) / wall_ms.max(1)
+}
+
+pub fn outcome_word(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Complete => "complete",
+        Outcome::Bounded { .. } => "bounded",
+        Outcome::RunsDone { .. } => "runs_done",
+        Outcome::StoppedAtViolation => "stopped_at_violation",
+        Outcome::LimitReached(_) => "limit_reached",
+        Outcome::Interrupted => "interrupted",
+    }
+}
+
+/// The outcome as the text output says it: which signal interrupted the search, and the
+/// memory limit's size.
+pub fn outcome_text(o: &Outcome, limits: &Limits) -> String {
+    match o {
+        Outcome::Interrupted => format!(
+            "interrupted by {} before the search was done",
+            interrupt::signal_name()
+        ),
+        Outcome::LimitReached(Limit::Memory) => {
+            format!(
+                "{} reached before the search was done",
+                memory_limit_text(limits)
+            )
+        }
+        o => o.to_string(),
+    }
+}
+
+/// "memory limit (512.0 MB)", with "the default" when none was given.
+pub fn memory_limit_text(limits: &Limits) -> String {
+    match memory_limit(limits) {
+        (Some(bytes), default) => format!(
+            "memory limit ({:.1} MB{})",
+            bytes as f64 / 1e6,
+            if default {
+                ", the default: 3/4 of the memory available at the start"
+            } else {
+                ""
+            }
+        ),
+        (None, _) => Limit::Memory.to_string(),
+    }
+}
