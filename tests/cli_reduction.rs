@@ -1,0 +1,74 @@
+//! `check --stats`, `--no-reduction` and `--no-partial-order`: the branching table and the
+//! reductions line say what the search did, and switching the reduction off gives the same
+//! verdict from at least as many states.
+
+mod common;
+
+use common::{lockcheck_within, workdir};
+use serde_json::Value;
+use std::time::Duration;
+
+fn check_json(name: &str, extra: &[&str]) -> Value {
+    let dir = workdir(name);
+    let mut args = vec!["check", "seed-003-incident", "--json", "--stats"];
+    args.extend_from_slice(extra);
+    let out = lockcheck_within(&dir, &args, Duration::from_secs(120));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn stats_show_branching_by_kind_and_what_the_reduction_saved() {
+    let reduced = check_json("stats-reduced", &[]);
+    let full = check_json("stats-full", &["--no-reduction"]);
+    assert_eq!(reduced["reductions"]["partial_order"]["status"], "on");
+    assert_eq!(full["reductions"]["partial_order"]["status"], "off");
+    assert_eq!(reduced["verdict"], full["verdict"]);
+    assert_eq!(reduced["oracle"], full["oracle"]);
+    let events = |j: &Value, key: &str| j["branching"]["event_order"][key].as_u64().unwrap();
+    // Without reduction every offered action is expanded; with it, fewer.
+    assert_eq!(events(&full, "offered"), events(&full, "expanded"));
+    assert!(events(&reduced, "expanded") < events(&reduced, "offered"));
+    assert!(
+        reduced["reductions"]["partial_order"]["reduced_states"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    // Faults are offered at every step of this scenario's envelope.
+    assert!(
+        full["branching"]["fault"]["choice_points"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let unique = |j: &Value| j["statistics"]["unique_states"].as_u64().unwrap();
+    assert!(unique(&reduced) <= unique(&full));
+}
+
+#[test]
+fn the_reductions_line_says_why_partial_order_is_off() {
+    let dir = workdir("stats-liveness");
+    let out = lockcheck_within(
+        &dir,
+        &["check", "single-node-holder-crash", "--no-partial-order"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("reductions: partial order off"),
+        "{}",
+        out.stdout
+    );
+    let out = lockcheck_within(
+        &dir,
+        &["check", "single-node-holder-crash"],
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.stdout
+            .contains("reductions: partial order not applicable: property liveness does not declare what it observes"),
+        "{}",
+        out.stdout
+    );
+}
