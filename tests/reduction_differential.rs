@@ -7,25 +7,63 @@
 //! ends with its final status. A scenario whose full space exceeds the cap is compared only
 //! on what both searches settled, and the test requires most scenarios to be compared whole.
 
-use lockcheck::check::{check_with, Checked, Mode};
+use lockcheck::check::Checked;
 use lockcheck::cli::input::scenario_from_json;
+use lockcheck::model::process::ProcessState;
+use lockcheck::oracles::{self, RedisWorld};
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::testing::fault_envelope;
+use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::{
-    explore, replay, BreadthFirst, DepthFirst, Outcome, Reductions, Status, Trace,
+    explore, replay, BreadthFirst, DepthFirst, FpHasher, Outcome, Property, Reductions, Status,
+    Trace,
 };
 use proptest::prelude::*;
 use serde_json::json;
+use std::hash::{Hash, Hasher};
 
-/// The full search of `scenario` with or without reductions, capped at `max_states`.
+/// The full search of `scenario` with or without reductions, capped at `max_states`, with
+/// its oracles and a "wins first" witness per client.
 fn search(scenario: &Scenario, reductions: Reductions, max_states: u64) -> Checked {
+    let mut world = scenario.build().expect("scenario builds");
+    let clients: Vec<ProcessId> = oracles::clients(&world).map(|(p, _)| p).collect();
+    for &p in &clients {
+        world.properties.push(wins_first(&world, p));
+    }
     let options = lockcheck_sim::Options {
         stop_at_first_violation: false,
         max_states: Some(max_states),
         reductions,
         ..scenario.explore.options()
     };
-    check_with(scenario, Mode::Exhaustive, options).expect("scenario builds")
+    let report = explore(&world, &mut BreadthFirst::default(), options).unwrap();
+    Checked { world, report }
+}
+
+/// Witness: client `p` believes it holds a lock while every other client is still in its
+/// first round (who wins a race, which an order of same-instant events decides).
+fn wins_first(world: &RedisWorld, p: ProcessId) -> Property<RedisWorld> {
+    let name = format!("{}-wins-first", world.process_name(p));
+    let round = |s: &oracles::WorldState, q: ProcessId| {
+        s.actor(q)
+            .and_then(ProcessState::as_client)
+            .map_or(u32::MAX, |c| c.round)
+    };
+    Property::sometimes(name, move |w: &RedisWorld, s: &oracles::WorldState| {
+        oracles::clients(w).any(|(q, c)| q == p && !oracles::believed_keys(w, s, q, c).is_empty())
+            && oracles::clients(w).all(|(q, _)| q == p || round(s, q) == 0)
+    })
+    .observing_digest(
+        oracles::on_a_client,
+        move |w: &RedisWorld, s: &oracles::WorldState| {
+            let mut h = FpHasher::new();
+            for (q, _) in oracles::clients(w) {
+                round(s, q).hash(&mut h);
+            }
+            oracles::beliefs_digest(w, s).hash(&mut h);
+            h.finish()
+        },
+    )
 }
 
 fn complete(c: &Checked) -> bool {
@@ -88,6 +126,27 @@ fn every_builtin_scenario_gets_the_same_verdicts_with_and_without_reduction() {
     );
 }
 
+/// Two clients whose requests reach the node in the same millisecond: the order of those two
+/// deliveries decides who wins, and each order must be explored.
+#[test]
+fn a_race_decided_by_same_instant_order_can_be_won_by_either_client_with_reduction() {
+    for protocol in ["single_owner", "redlock_mux"] {
+        let scenario = small_world(protocol, false, 2_000, &[300], 200, 0, 0);
+        assert!(
+            compare(&scenario, 200_000),
+            "{protocol}: both searches complete"
+        );
+        let reduced = search(&scenario, Reductions::all(), 200_000);
+        for name in ["a-wins-first", "b-wins-first"] {
+            let status = &reduced.report.property(name).unwrap().status;
+            assert!(
+                matches!(status, Status::Witnessed(_)),
+                "{protocol}: {name} is witnessed"
+            );
+        }
+    }
+}
+
 /// A small random world: one or three nodes, two clients of one protocol, one or two delay
 /// values, client clock drift, and a random fault envelope over every process.
 fn small_scenario() -> impl Strategy<Value = Scenario> {
@@ -105,7 +164,7 @@ fn small_scenario() -> impl Strategy<Value = Scenario> {
         prop::collection::vec(100u64..=800, 1..=2),
         100u64..=400,
         -20_000i64..=20_000,
-        0u64..=300,
+        prop_oneof![Just(0u64), 0u64..=300],
     )
         .prop_flat_map(
             |(protocol, two_delays, ttl_ms, work_ms, retry_ms, ppm, start_b)| {
