@@ -8,12 +8,16 @@
 //! others shared with the parent state.
 //!
 //! It also carries the process's part of the fingerprint, computed once and reused by every
-//! successor that shares the process. Why the cache is always exact:
+//! state that shares the process: a copy next to the pointer (no memory access beyond the
+//! world state itself) and one inside the shared allocation, which serves every other state
+//! holding the same process once one of them reached the same time. Why both are exact:
 //! - the part is a function of the process's state, its (fixed) actor and clock, and the
-//!   world's `now` alone (see `WorldState::proc_hash`); the cache is stored with the `now` it
-//!   was computed at and is used only at that same `now`;
-//! - every way to change the process's state goes through `DerefMut`, which drops the cache
-//!   (whether or not the `Arc` was shared), and a state is only reachable through it.
+//!   world's `now` alone (see `ProcState::hash_relative`); a cached part is stored with the
+//!   `now` it was computed at and is used only at that same `now`;
+//! - the shared allocation is never written while shared, and every write goes through
+//!   `DerefMut`, which drops both cached parts (a clone made by `make_mut` starts with none);
+//! - a state of one world is only fingerprinted by that world, so actor and clock are the
+//!   same whenever a cached part is read.
 //!
 //! Equality, hashing and `Debug` see the process's state only, never the cache, so a world
 //! state compares, hashes and prints as it did with the state held inline.
@@ -21,20 +25,45 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A copy-on-write value with a cached hash tied to the world time it was computed at.
 pub struct Shared<P> {
-    inner: Arc<P>,
-    /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if computed since the
-    /// last write.
+    inner: Arc<Inner<P>>,
+    /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if known since the last
+    /// write.
     cached: Option<(u64, u64)>,
+}
+
+/// The shared allocation: the value and the last hash any of its holders computed.
+struct Inner<P> {
+    value: P,
+    cached: Mutex<Option<(u64, u64)>>,
+}
+
+impl<P: Clone> Clone for Inner<P> {
+    /// A copy about to be written: it starts without a cached hash.
+    fn clone(&self) -> Self {
+        Inner {
+            value: self.value.clone(),
+            cached: Mutex::new(None),
+        }
+    }
+}
+
+impl<P> Inner<P> {
+    fn cached(&self) -> Option<(u64, u64)> {
+        *self.cached.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl<P> Shared<P> {
     pub fn new(value: P) -> Self {
         Shared {
-            inner: Arc::new(value),
+            inner: Arc::new(Inner {
+                value,
+                cached: Mutex::new(None),
+            }),
             cached: None,
         }
     }
@@ -42,13 +71,30 @@ impl<P> Shared<P> {
     /// The cached hash, if it was computed at `now_ms` and nothing was written since.
     #[inline]
     pub fn cached_hash(&self, now_ms: u64) -> Option<u64> {
-        self.cached.filter(|(at, _)| *at == now_ms).map(|(_, h)| h)
+        let at_now = |c: Option<(u64, u64)>| c.filter(|(at, _)| *at == now_ms).map(|(_, h)| h);
+        at_now(self.cached).or_else(|| at_now(self.inner.cached()))
     }
 
-    /// Remembers `hash` as the value's hash at `now_ms` (until the next write).
+    /// Finds the hash at `now_ms` in the cache or computes it with `hash`, and keeps it next
+    /// to the pointer and in the shared allocation (until the next write).
     #[inline]
-    pub fn set_cached_hash(&mut self, now_ms: u64, hash: u64) {
-        self.cached = Some((now_ms, hash));
+    pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> u64) {
+        if self.cached.is_some_and(|(at, _)| at == now_ms) {
+            return;
+        }
+        let h = match self.inner.cached() {
+            Some((at, h)) if at == now_ms => h,
+            _ => {
+                let h = hash(&self.inner.value);
+                *self
+                    .inner
+                    .cached
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some((now_ms, h));
+                h
+            }
+        };
+        self.cached = Some((now_ms, h));
     }
 
     /// Whether `a` and `b` are the same allocation (a successor still shares the process).
@@ -61,7 +107,7 @@ impl<P> Deref for Shared<P> {
     type Target = P;
     #[inline]
     fn deref(&self) -> &P {
-        &self.inner
+        &self.inner.value
     }
 }
 
@@ -70,7 +116,12 @@ impl<P: Clone> DerefMut for Shared<P> {
     #[inline]
     fn deref_mut(&mut self) -> &mut P {
         self.cached = None;
-        Arc::make_mut(&mut self.inner)
+        let inner = Arc::make_mut(&mut self.inner);
+        *inner
+            .cached
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+        &mut inner.value
     }
 }
 
@@ -86,7 +137,7 @@ impl<P> Clone for Shared<P> {
 
 impl<P: PartialEq> PartialEq for Shared<P> {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner) || *self.inner == *other.inner
+        Arc::ptr_eq(&self.inner, &other.inner) || **self == **other
     }
 }
 
@@ -94,13 +145,13 @@ impl<P: Eq> Eq for Shared<P> {}
 
 impl<P: Hash> Hash for Shared<P> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.inner.hash(state)
+        (**self).hash(state)
     }
 }
 
 impl<P: fmt::Debug> fmt::Debug for Shared<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.fmt(f)
+        (**self).fmt(f)
     }
 }
 
@@ -110,8 +161,8 @@ mod tests {
 
     #[test]
     fn a_write_copies_only_a_shared_value_and_always_drops_the_cache() {
-        let mut a = Shared::new(vec![1, 2]);
-        a.set_cached_hash(10, 77);
+        let mut a: Shared<Vec<i32>> = Shared::new(vec![1, 2]);
+        a.refresh_hash(10, |_| 77);
         let mut b = a.clone();
         assert!(Shared::ptr_eq(&a, &b));
         assert_eq!(b.cached_hash(10), Some(77));
@@ -122,20 +173,36 @@ mod tests {
         assert_eq!(*b, vec![1, 2, 3]);
         assert_eq!(a.cached_hash(10), Some(77));
         assert_eq!(b.cached_hash(10), None);
-        // Unshared: written in place, and the cache still goes.
-        a.set_cached_hash(10, 5);
+        // Unshared: written in place, and the cache still goes, in the allocation too.
         drop(b);
         let before = Arc::as_ptr(&a.inner);
         a.push(4);
         assert_eq!(Arc::as_ptr(&a.inner), before);
         assert_eq!(a.cached_hash(10), None);
+        assert_eq!(a.inner.cached(), None);
+    }
+
+    #[test]
+    fn holders_of_one_value_share_what_any_of_them_computed() {
+        let a: Shared<u8> = Shared::new(3u8);
+        let mut b = a.clone();
+        let mut c = a.clone();
+        b.refresh_hash(20, |v| u64::from(*v) + 100);
+        // `a` never computed it, yet sees it through the shared allocation.
+        assert_eq!(a.cached_hash(20), Some(103));
+        c.refresh_hash(20, |_| panic!("computed again"));
+        assert_eq!(c.cached_hash(20), Some(103));
+        // Another time is another hash.
+        c.refresh_hash(21, |v| u64::from(*v));
+        assert_eq!(c.cached_hash(21), Some(3));
+        assert_eq!(b.cached_hash(20), Some(103));
     }
 
     #[test]
     fn equality_hashing_and_debug_ignore_the_cache() {
-        let mut a = Shared::new(5u32);
-        let b = Shared::new(5u32);
-        a.set_cached_hash(1, 2);
+        let mut a: Shared<u32> = Shared::new(5u32);
+        let b: Shared<u32> = Shared::new(5u32);
+        a.refresh_hash(1, |_| 2);
         assert_eq!(a, b);
         assert_eq!(
             crate::fingerprint::fingerprint_of(&a),

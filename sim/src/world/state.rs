@@ -177,10 +177,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
     pub fn refresh_hashes<A: Actor<State = S>>(&mut self, actors: &[A], clocks: &[ClockSpec]) {
         let now = self.now_ms;
         for (i, p) in self.procs.iter_mut().enumerate() {
-            if p.cached_hash(now).is_none() {
-                let part = p.hash_relative(&actors[i], &clocks[i], now);
-                p.set_cached_hash(now, part);
-            }
+            p.refresh_hash(now, |p| p.hash_relative(&actors[i], &clocks[i], now));
         }
     }
 
