@@ -7,17 +7,20 @@
 //! [`DerefMut`](std::ops::DerefMut) clones that one process ([`Arc::make_mut`]) and leaves the
 //! others shared with the parent state.
 //!
-//! It also carries the process's part of the fingerprint, computed once and reused by every
-//! state that shares the process: a copy next to the pointer (no memory access beyond the
-//! world state itself) and one inside the shared allocation, which serves every other state
-//! holding the same process once one of them reached the same time. Why both are exact:
+//! It also carries the process's part of the fingerprint, next to the pointer: computed
+//! once, and reused by every successor that shares the process at the same time. Why the
+//! cache is always exact:
 //! - the part is a function of the process's state, its (fixed) actor and clock, and the
-//!   world's `now` alone (see `ProcState::hash_relative`); a cached part is stored with the
-//!   `now` it was computed at and is used only at that same `now`;
-//! - the shared allocation is never written while shared, and every write goes through
-//!   `DerefMut`, which drops both cached parts (a clone made by `make_mut` starts with none);
+//!   world's `now` alone (see `ProcState::hash_relative`); the cache is stored with the `now`
+//!   it was computed at and is used only at that same `now`;
+//! - every way to change the process's state goes through `DerefMut`, which drops the cache
+//!   (whether or not the `Arc` was shared);
 //! - a state of one world is only fingerprinted by that world, so actor and clock are the
 //!   same whenever a cached part is read.
+//!
+//! (A second copy of the cache inside the shared allocation, serving every state that holds
+//! the process, was measured: it saved as much hashing as its lock and its extra memory
+//! traffic cost, so it is not kept.)
 //!
 //! Equality, hashing and `Debug` see the process's state only, never the cache, so a world
 //! state compares, hashes and prints as it did with the state held inline.
@@ -25,45 +28,20 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 /// A copy-on-write value with a cached hash tied to the world time it was computed at.
 pub struct Shared<P> {
-    inner: Arc<Inner<P>>,
-    /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if known since the last
-    /// write.
+    inner: Arc<P>,
+    /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if computed since the
+    /// last write.
     cached: Option<(u64, u64)>,
-}
-
-/// The shared allocation: the value and the last hash any of its holders computed.
-struct Inner<P> {
-    value: P,
-    cached: Mutex<Option<(u64, u64)>>,
-}
-
-impl<P: Clone> Clone for Inner<P> {
-    /// A copy about to be written: it starts without a cached hash.
-    fn clone(&self) -> Self {
-        Inner {
-            value: self.value.clone(),
-            cached: Mutex::new(None),
-        }
-    }
-}
-
-impl<P> Inner<P> {
-    fn cached(&self) -> Option<(u64, u64)> {
-        *self.cached.lock().unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 impl<P> Shared<P> {
     pub fn new(value: P) -> Self {
         Shared {
-            inner: Arc::new(Inner {
-                value,
-                cached: Mutex::new(None),
-            }),
+            inner: Arc::new(value),
             cached: None,
         }
     }
@@ -71,30 +49,16 @@ impl<P> Shared<P> {
     /// The cached hash, if it was computed at `now_ms` and nothing was written since.
     #[inline]
     pub fn cached_hash(&self, now_ms: u64) -> Option<u64> {
-        let at_now = |c: Option<(u64, u64)>| c.filter(|(at, _)| *at == now_ms).map(|(_, h)| h);
-        at_now(self.cached).or_else(|| at_now(self.inner.cached()))
+        self.cached.filter(|(at, _)| *at == now_ms).map(|(_, h)| h)
     }
 
-    /// Finds the hash at `now_ms` in the cache or computes it with `hash`, and keeps it next
-    /// to the pointer and in the shared allocation (until the next write).
+    /// Computes the hash at `now_ms` with `hash` unless it is cached, and keeps it (until the
+    /// next write).
     #[inline]
     pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> u64) {
-        if self.cached.is_some_and(|(at, _)| at == now_ms) {
-            return;
+        if self.cached_hash(now_ms).is_none() {
+            self.cached = Some((now_ms, hash(&self.inner)));
         }
-        let h = match self.inner.cached() {
-            Some((at, h)) if at == now_ms => h,
-            _ => {
-                let h = hash(&self.inner.value);
-                *self
-                    .inner
-                    .cached
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some((now_ms, h));
-                h
-            }
-        };
-        self.cached = Some((now_ms, h));
     }
 
     /// Whether `a` and `b` are the same allocation (a successor still shares the process).
@@ -107,7 +71,7 @@ impl<P> Deref for Shared<P> {
     type Target = P;
     #[inline]
     fn deref(&self) -> &P {
-        &self.inner.value
+        &self.inner
     }
 }
 
@@ -116,12 +80,7 @@ impl<P: Clone> DerefMut for Shared<P> {
     #[inline]
     fn deref_mut(&mut self) -> &mut P {
         self.cached = None;
-        let inner = Arc::make_mut(&mut self.inner);
-        *inner
-            .cached
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner) = None;
-        &mut inner.value
+        Arc::make_mut(&mut self.inner)
     }
 }
 
@@ -173,29 +132,22 @@ mod tests {
         assert_eq!(*b, vec![1, 2, 3]);
         assert_eq!(a.cached_hash(10), Some(77));
         assert_eq!(b.cached_hash(10), None);
-        // Unshared: written in place, and the cache still goes, in the allocation too.
+        // Unshared: written in place, and the cache still goes.
         drop(b);
         let before = Arc::as_ptr(&a.inner);
         a.push(4);
         assert_eq!(Arc::as_ptr(&a.inner), before);
         assert_eq!(a.cached_hash(10), None);
-        assert_eq!(a.inner.cached(), None);
     }
 
     #[test]
-    fn holders_of_one_value_share_what_any_of_them_computed() {
-        let a: Shared<u8> = Shared::new(3u8);
-        let mut b = a.clone();
-        let mut c = a.clone();
-        b.refresh_hash(20, |v| u64::from(*v) + 100);
-        // `a` never computed it, yet sees it through the shared allocation.
+    fn a_cached_hash_is_kept_for_its_time_only() {
+        let mut a: Shared<u8> = Shared::new(3);
+        a.refresh_hash(20, |v| u64::from(*v) + 100);
+        a.refresh_hash(20, |_| panic!("computed again"));
         assert_eq!(a.cached_hash(20), Some(103));
-        c.refresh_hash(20, |_| panic!("computed again"));
-        assert_eq!(c.cached_hash(20), Some(103));
-        // Another time is another hash.
-        c.refresh_hash(21, |v| u64::from(*v));
-        assert_eq!(c.cached_hash(21), Some(3));
-        assert_eq!(b.cached_hash(20), Some(103));
+        a.refresh_hash(21, |v| u64::from(*v));
+        assert_eq!((a.cached_hash(20), a.cached_hash(21)), (None, Some(3)));
     }
 
     #[test]
