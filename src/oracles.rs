@@ -42,24 +42,33 @@ pub fn believed_keys<'w>(
     p: ProcessId,
     client: &'w LockClient,
 ) -> Vec<&'w [u8]> {
-    let Some(s) = state.actor(p).and_then(ProcessState::as_client) else {
-        return Vec::new();
-    };
-    let now = world.local_now(state, p);
-    client
-        .believed_locks(s, now)
-        .into_iter()
-        .map(|i| client.workload.locks[i].as_slice())
-        .collect()
+    believed(world, state, p, client).collect()
 }
 
-/// Whether two clients believe they hold the same lock.
+/// The keys client `p` believes it holds in `state`, without collecting them.
+fn believed<'s, 'w: 's>(
+    world: &'w RedisWorld,
+    state: &'s WorldState,
+    p: ProcessId,
+    client: &'w LockClient,
+) -> impl Iterator<Item = &'w [u8]> + 's {
+    let now = world.local_now(state, p);
+    let s = state.actor(p).and_then(ProcessState::as_client);
+    s.into_iter().flat_map(move |s| {
+        (0..s.held.len())
+            .filter(move |&i| client.believes(s, i, now))
+            .map(move |i| client.workload.locks[i].as_slice())
+    })
+}
+
+/// Whether two clients believe they hold the same lock. (A world has a few clients and
+/// locks: comparing pairs costs less than collecting and sorting, and this runs on every
+/// new state.)
 pub fn two_holders(world: &RedisWorld, state: &WorldState) -> bool {
-    let mut held: Vec<&[u8]> = clients(world)
-        .flat_map(|(p, c)| believed_keys(world, state, p, c))
-        .collect();
-    held.sort_unstable();
-    held.windows(2).any(|w| w[0] == w[1])
+    let held = || clients(world).flat_map(|(p, c)| believed(world, state, p, c));
+    held()
+        .enumerate()
+        .any(|(i, key)| held().skip(i + 1).any(|other| other == key))
 }
 
 /// Whether the account was damaged by a stale holder.
@@ -73,7 +82,7 @@ pub fn resource_damaged(state: &WorldState) -> bool {
 
 /// Whether some client is paused while believing it holds a lock.
 pub fn paused_while_holding(world: &RedisWorld, state: &WorldState) -> bool {
-    clients(world).any(|(p, c)| state.is_paused(p) && !believed_keys(world, state, p, c).is_empty())
+    clients(world).any(|(p, c)| state.is_paused(p) && believed(world, state, p, c).next().is_some())
 }
 
 /// Whether some client's watchdog failed a renewal.
@@ -129,7 +138,7 @@ pub fn locks_acquirable(world: &RedisWorld, state: &WorldState) -> bool {
                 stored_on(world, state, &nodes, key) < quorum
                     || clients(world).any(|(q, d)| {
                         !gone(world, state, q, d)
-                            && believed_keys(world, state, q, d).contains(&key.as_slice())
+                            && believed(world, state, q, d).any(|k| k == key.as_slice())
                     })
             })
         })

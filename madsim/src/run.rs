@@ -57,9 +57,10 @@ impl Default for RunOptions {
     }
 }
 
-/// An actor the driver can host: its values cross madsim's network and tasks.
+/// An actor the driver can host: its values cross madsim's network and tasks (states and
+/// timers `Sync` too, since world states share process states between copies).
 pub trait HostedActor:
-    Actor<Msg: Send + Sync + 'static, Timer: Send + 'static, State: Send + 'static>
+    Actor<Msg: Send + Sync + 'static, Timer: Send + Sync + 'static, State: Send + Sync + 'static>
     + Send
     + Sync
     + 'static
@@ -67,8 +68,11 @@ pub trait HostedActor:
 }
 
 impl<A> HostedActor for A where
-    A: Actor<Msg: Send + Sync + 'static, Timer: Send + 'static, State: Send + 'static>
-        + Send
+    A: Actor<
+            Msg: Send + Sync + 'static,
+            Timer: Send + Sync + 'static,
+            State: Send + Sync + 'static,
+        > + Send
         + Sync
         + 'static
 {

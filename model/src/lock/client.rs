@@ -92,13 +92,15 @@ pub struct ClientState {
 impl LockClient {
     /// The locks (by index into the workload) this client believes it holds at `now`.
     pub fn believed_locks(&self, state: &ClientState, now: LocalNow) -> Vec<usize> {
-        state
-            .held
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| h.is_some_and(|h| !h.valid_until.is_some_and(|d| d.passed(now))))
-            .map(|(i, _)| i)
+        (0..state.held.len())
+            .filter(|&i| self.believes(state, i, now))
             .collect()
+    }
+
+    /// Whether this client believes at `now` that it holds lock `i` (by index into the
+    /// workload).
+    pub fn believes(&self, state: &ClientState, i: usize, now: LocalNow) -> bool {
+        state.held[i].is_some_and(|h| !h.valid_until.is_some_and(|d| d.passed(now)))
     }
 
     /// Renewals that failed so far, over all locks.

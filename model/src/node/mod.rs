@@ -124,6 +124,16 @@ impl NodeState {
     pub fn is_master(&self) -> bool {
         matches!(self.role, Role::Master { .. })
     }
+
+    /// Keeps the content hashes of the keyspace and the fsynced copy (see
+    /// [`Keyspace::seal`]): every handler ends with it, so hashing the node as time passes
+    /// reads deadlines only.
+    fn seal(&mut self) {
+        self.keyspace.seal();
+        if let Some(fsynced) = &mut self.fsynced {
+            fsynced.seal();
+        }
+    }
 }
 
 impl Actor for RedisNode {
@@ -167,6 +177,7 @@ impl Actor for RedisNode {
             Msg::ReplicaOf { master, epoch } => self.on_replica_of(state, master, epoch, ctx),
             other => self.on_replication(state, from, other, ctx),
         }
+        state.seal();
     }
 
     fn on_timer(&self, state: &mut NodeState, timer: Timer, ctx: &mut Ctx) {
@@ -176,10 +187,13 @@ impl Actor for RedisNode {
             Timer::WaitTimeout { client, id } => self.on_wait_timeout(state, client, id, ctx),
             other => panic!("a Redis node sets no {other:?} timer"),
         }
+        state.seal();
     }
 
     fn on_crash(&self, state: &NodeState, kind: CrashKind) -> Option<NodeState> {
-        Some(self.survivor(state, kind))
+        let mut survivor = self.survivor(state, kind);
+        survivor.seal();
+        Some(survivor)
     }
 
     fn on_restart(&self, survived: Option<NodeState>, ctx: &mut Ctx) -> NodeState {
@@ -239,12 +253,14 @@ impl RedisNode {
     }
 }
 
-/// Hashes a keyspace with deadlines relative to the node's wall clock (expired keys as 0).
+/// Hashes a keyspace with deadlines relative to the node's wall clock (expired keys as -1):
+/// the keys and values as [`Keyspace::content_hash`] (kept between writes, so a node that
+/// only sees time pass does not read its keys again), then each key's relative deadline in
+/// key order.
 pub fn hash_keyspace(keyspace: &Keyspace, wall_ms: i64, h: &mut FpHasher) {
-    for (key, entry) in keyspace.entries() {
-        key.hash(h);
-        entry.value.hash(h);
+    h.write_u64(keyspace.content_hash());
+    h.write_usize(keyspace.stored_len());
+    for (_, entry) in keyspace.entries() {
         entry.deadline_ms.map(|d| (d - wall_ms).max(-1)).hash(h);
     }
-    h.write_u8(0xff);
 }

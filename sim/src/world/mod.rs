@@ -9,7 +9,9 @@
 //! pause begin just before a due event (after `Advance`, before the event runs).
 //!
 //! Fingerprints use times relative to `now` (see [`WorldState::hash_relative`]), so a world
-//! with periodic timers still has finitely many distinct states.
+//! with periodic timers still has finitely many distinct states. Process states are
+//! copy-on-write and carry their part of the fingerprint ([`Shared`]), so a successor costs
+//! a copy and a hash of what its step changed.
 
 mod action;
 mod actor;
@@ -18,6 +20,7 @@ mod faults;
 mod independence;
 mod label;
 mod network;
+mod shared;
 mod state;
 mod step;
 
@@ -29,6 +32,7 @@ pub use faults::{
 };
 pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
+pub use shared::Shared;
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 
 use crate::branching::ChoiceKind;
@@ -98,6 +102,14 @@ impl<A: Actor> World<A> {
         &self.processes[p].name
     }
 
+    /// The fingerprint of `state` computed without any cached process part: what
+    /// [`Model::fingerprint`] must always equal.
+    pub fn fingerprint_from_scratch(&self, state: &StateOf<A>) -> Fingerprint {
+        let mut h = FpHasher::new();
+        state.hash_from_scratch(&self.actors, &self.clocks, &mut h);
+        h.finish()
+    }
+
     /// Process `p`'s clock readings in `state`.
     pub fn local_now(&self, state: &StateOf<A>, p: ProcessId) -> LocalNow {
         self.clocks[p].local_now(state.now_ms, state.procs[p].clock_steps_ms)
@@ -119,6 +131,7 @@ impl<A: Actor> Model for World<A> {
     fn next_state(&self, state: &Self::State, action: &Self::Action) -> Option<Self::State> {
         let mut next: StateOf<A> = state.clone();
         self.apply(&mut next, action);
+        next.refresh_hashes(&self.actors, &self.clocks);
         Some(next)
     }
 

@@ -9,6 +9,7 @@ use super::actor::{Actor, LocalNow};
 use super::clock::ClockSpec;
 use super::faults::FaultsUsed;
 use super::network::{InFlight, Unrouted};
+use super::shared::Shared;
 use crate::fingerprint::FpHasher;
 use std::hash::{Hash, Hasher};
 
@@ -73,7 +74,9 @@ impl<S, T> ProcState<S, T> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorldState<S, M, T> {
     pub now_ms: u64,
-    pub procs: Vec<ProcState<S, T>>,
+    /// Each process's state, shared with the states it was copied from until written
+    /// (see [`Shared`]).
+    pub procs: Vec<Shared<ProcState<S, T>>>,
     /// Messages in the network, grouped by link (from, to), in send order within a link.
     pub in_flight: Vec<InFlight<M>>,
     /// Messages whose delay is still to be chosen, in send order.
@@ -94,14 +97,16 @@ impl<S, M, T> WorldState<S, M, T> {
         WorldState {
             now_ms: 0,
             procs: (0..processes)
-                .map(|_| ProcState {
-                    life: Life::Down {
-                        survived: None,
-                        restart_at_ms: None,
-                    },
-                    paused_until_ms: None,
-                    clock_steps_ms: 0,
-                    timers: Vec::new(),
+                .map(|_| {
+                    Shared::new(ProcState {
+                        life: Life::Down {
+                            survived: None,
+                            restart_at_ms: None,
+                        },
+                        paused_until_ms: None,
+                        clock_steps_ms: 0,
+                        timers: Vec::new(),
+                    })
                 })
                 .collect(),
             in_flight: Vec::new(),
@@ -127,7 +132,9 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         self.procs[p].is_up()
     }
 
-    /// Feeds the state, with times relative to `now`, into `h`.
+    /// Feeds the state, with times relative to `now`, into `h`: each process's part (its
+    /// [`ProcState::hash_relative`], cached in its [`Shared`] cell when it is fresh), then the
+    /// network and the faults.
     pub fn hash_relative<A: Actor<State = S>>(
         &self,
         actors: &[A],
@@ -135,35 +142,49 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         h: &mut FpHasher,
     ) {
         let now = self.now_ms;
-        let rel = |t: u64| t.saturating_sub(now);
         for (i, p) in self.procs.iter().enumerate() {
-            let local: LocalNow = clocks[i].local_now(now, p.clock_steps_ms);
-            match &p.life {
-                Life::Up(s) => {
-                    h.write_u8(1);
-                    actors[i].hash_state(s, local, h);
+            let part = match p.cached_hash(now) {
+                Some(cached) => {
+                    debug_assert_eq!(
+                        cached,
+                        p.hash_relative(&actors[i], &clocks[i], now),
+                        "stale cached fingerprint of process {i}"
+                    );
+                    cached
                 }
-                Life::Down {
-                    survived,
-                    restart_at_ms,
-                } => {
-                    h.write_u8(2);
-                    if let Some(s) = survived {
-                        actors[i].hash_state(s, local, h);
-                    }
-                    restart_at_ms.map(rel).hash(h);
-                }
-            }
-            p.paused_until_ms.map(rel).hash(h);
-            h.write_i64(local.wall_ms - now as i64);
-            h.write_i64(local.mono_ms - now as i64);
-            h.write_u32(clocks[i].phase(now));
-            h.write_usize(p.timers.len());
-            for t in &p.timers {
-                h.write_u64(rel(t.due_ms));
-                t.timer.hash(h);
-            }
+                None => p.hash_relative(&actors[i], &clocks[i], now),
+            };
+            h.write_u64(part);
         }
+        self.hash_rest(h);
+    }
+
+    /// Like [`WorldState::hash_relative`], ignoring every cached part.
+    pub fn hash_from_scratch<A: Actor<State = S>>(
+        &self,
+        actors: &[A],
+        clocks: &[ClockSpec],
+        h: &mut FpHasher,
+    ) {
+        for (i, p) in self.procs.iter().enumerate() {
+            h.write_u64(p.hash_relative(&actors[i], &clocks[i], self.now_ms));
+        }
+        self.hash_rest(h);
+    }
+
+    /// Computes and caches the fingerprint part of every process whose cached part is
+    /// missing or was computed at another time.
+    pub fn refresh_hashes<A: Actor<State = S>>(&mut self, actors: &[A], clocks: &[ClockSpec]) {
+        let now = self.now_ms;
+        for (i, p) in self.procs.iter_mut().enumerate() {
+            p.refresh_hash(now, |p| p.hash_relative(&actors[i], &clocks[i], now));
+        }
+    }
+
+    /// The network, partitions and faults spent, with times relative to `now`.
+    fn hash_rest(&self, h: &mut FpHasher) {
+        let now = self.now_ms;
+        let rel = |t: u64| t.saturating_sub(now);
         h.write_usize(self.in_flight.len());
         for m in &self.in_flight {
             h.write_usize(m.from);
@@ -179,5 +200,48 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             heal.map(rel).hash(h);
         }
         self.faults_used.hash(h);
+    }
+}
+
+impl<S: Hash, T: Hash> ProcState<S, T> {
+    /// This process's part of a world fingerprint at true time `now`, every time relative
+    /// to it: what its actor hashes of its state, its pause, its clock's offsets from true
+    /// time and its timers. A function of the process state, actor, clock and `now` alone,
+    /// which is what lets [`Shared`] cache it.
+    pub fn hash_relative<A: Actor<State = S>>(
+        &self,
+        actor: &A,
+        clock: &ClockSpec,
+        now: u64,
+    ) -> u64 {
+        let mut h = FpHasher::new();
+        let rel = |t: u64| t.saturating_sub(now);
+        let local: LocalNow = clock.local_now(now, self.clock_steps_ms);
+        match &self.life {
+            Life::Up(s) => {
+                h.write_u8(1);
+                actor.hash_state(s, local, &mut h);
+            }
+            Life::Down {
+                survived,
+                restart_at_ms,
+            } => {
+                h.write_u8(2);
+                if let Some(s) = survived {
+                    actor.hash_state(s, local, &mut h);
+                }
+                restart_at_ms.map(rel).hash(&mut h);
+            }
+        }
+        self.paused_until_ms.map(rel).hash(&mut h);
+        h.write_i64(local.wall_ms - now as i64);
+        h.write_i64(local.mono_ms - now as i64);
+        h.write_u32(clock.phase(now));
+        h.write_usize(self.timers.len());
+        for t in &self.timers {
+            h.write_u64(rel(t.due_ms));
+            t.timer.hash(&mut h);
+        }
+        h.finish()
     }
 }

@@ -34,6 +34,7 @@ impl<A: Actor> World<A> {
         for ctx in contexts {
             self.apply_effects(&mut state, ctx);
         }
+        state.refresh_hashes(&self.actors, &self.clocks);
         state
     }
 
@@ -81,23 +82,36 @@ impl<A: Actor> World<A> {
                 });
             }
         }
+        debug_assert!(
+            state
+                .in_flight
+                .windows(2)
+                .all(|w| (w[0].from, w[0].to) <= (w[1].from, w[1].to)),
+            "messages in flight are grouped by link"
+        );
         for (i, m) in state.in_flight.iter().enumerate() {
             if m.due_ms > now || !state.procs[m.to].is_running() {
                 continue;
             }
-            let fifo = self.network.link(m.from, m.to).fifo;
-            let earlier_on_link = || {
-                state.in_flight[..i]
-                    .iter()
-                    .any(|e| e.from == m.from && e.to == m.to)
-            };
-            let twin_offered = || {
-                state.in_flight[..i]
-                    .iter()
-                    .any(|e| e.from == m.from && e.to == m.to && e.msg == m.msg && e.due_ms <= now)
-            };
-            if (fifo && earlier_on_link()) || (!fifo && twin_offered()) {
-                continue;
+            // Messages in flight are grouped by link (see `route`), so the ones sent earlier
+            // on `m`'s link are right before it: `m` heads its link if its neighbour is on
+            // another. Only a message behind others looks at its link: on a FIFO link it
+            // waits; on a reordering one it is offered unless an identical due message
+            // before it already is.
+            let same_link = |e: &&InFlight<A::Msg>| e.from == m.from && e.to == m.to;
+            let heads_link = i == 0 || !same_link(&&state.in_flight[i - 1]);
+            if !heads_link {
+                let fifo = self.network.link(m.from, m.to).fifo;
+                let twin_offered = || {
+                    state.in_flight[..i]
+                        .iter()
+                        .rev()
+                        .take_while(same_link)
+                        .any(|e| e.msg == m.msg && e.due_ms <= now)
+                };
+                if fifo || twin_offered() {
+                    continue;
+                }
             }
             out.push(WorldAction::Deliver {
                 from: m.from,
@@ -191,10 +205,12 @@ impl<A: Actor> World<A> {
             }
         }
         for (i, m) in state.in_flight.iter().enumerate() {
-            let head = !self.network.link(m.from, m.to).fifo
-                || !state.in_flight[..i]
-                    .iter()
-                    .any(|e| e.from == m.from && e.to == m.to);
+            // Grouped by link: `m` is behind another message iff its neighbour is on its link.
+            let behind = i > 0 && {
+                let e = &state.in_flight[i - 1];
+                e.from == m.from && e.to == m.to
+            };
+            let head = !behind || !self.network.link(m.from, m.to).fifo;
             if head && state.procs[m.to].is_running() {
                 consider(m.due_ms);
             }
@@ -301,20 +317,22 @@ impl<A: Actor> World<A> {
         state
             .partitions
             .retain(|(_, heal)| heal.is_none_or(|t| t > to));
+        // Read first, write only what changes: a write copies a shared process state.
         for p in &mut state.procs {
             if p.paused_until_ms.is_some_and(|t| t <= to) {
                 p.paused_until_ms = None;
             }
         }
         for p in 0..state.procs.len() {
-            let restart = match &mut state.procs[p].life {
-                Life::Down {
-                    survived,
-                    restart_at_ms: Some(t),
-                } if *t <= to => Some(survived.take()),
-                _ => None,
-            };
-            if let Some(survived) = restart {
+            let due = matches!(
+                state.procs[p].life,
+                Life::Down { restart_at_ms: Some(t), .. } if t <= to
+            );
+            if due {
+                let Life::Down { survived, .. } = &mut state.procs[p].life else {
+                    unreachable!("checked just above")
+                };
+                let survived = survived.take();
                 let mut ctx = Context::new(p, self.local_now(state, p));
                 let s = self.processes[p].actor.on_restart(survived, &mut ctx);
                 state.procs[p].life = Life::Up(s);
@@ -457,7 +475,10 @@ impl<A: Actor> World<A> {
 
 /// Drops process `p`'s pending or undecided `timer`.
 fn forget_timer<A: Actor>(state: &mut StateOf<A>, p: ProcessId, timer: &A::Timer) {
-    state.procs[p].timers.retain(|t| &t.timer != timer);
+    // Only a process that has the timer is written (a write copies a shared process state).
+    if state.procs[p].timers.iter().any(|t| &t.timer == timer) {
+        state.procs[p].timers.retain(|t| &t.timer != timer);
+    }
     state
         .undecided_timers
         .retain(|t| t.process != p || &t.timer != timer);

@@ -1,0 +1,95 @@
+//! The world's cached fingerprint parts are exact: along seeded random walks of every
+//! built-in scenario, the fingerprint the explorer uses (cached process parts) equals the
+//! one computed from scratch, and a step shares every process it did not touch with its
+//! parent state (copy-on-write), which is what makes the cache pay.
+
+use lockcheck::oracles::{RedisWorld, WorldState};
+use lockcheck::scenario::builtin;
+use lockcheck_sim::world::{Shared, WorldAction};
+use lockcheck_sim::{Model, Prng};
+
+const SEEDS: u64 = 6;
+const STEPS: usize = 400;
+
+type Action = <RedisWorld as Model>::Action;
+
+/// Walks `world` from its initial state with seed `seed`, calling `visit` on every step.
+fn walk(world: &RedisWorld, seed: u64, mut visit: impl FnMut(&WorldState, &Action, &WorldState)) {
+    let mut rng = Prng::from_seed(seed);
+    let mut state = world.init_states().remove(0);
+    let mut actions = Vec::new();
+    for _ in 0..STEPS {
+        actions.clear();
+        world.actions(&state, &mut actions);
+        if actions.is_empty() {
+            return;
+        }
+        let action = &actions[rng.index(actions.len())];
+        let next = world
+            .next_state(&state, action)
+            .expect("a world always steps");
+        visit(&state, action, &next);
+        state = next;
+    }
+}
+
+#[test]
+fn cached_fingerprints_equal_fingerprints_from_scratch_on_every_builtin() {
+    let mut checked = 0u64;
+    for scenario in builtin::all() {
+        let world = scenario.build().expect("built-ins build");
+        let init = world.init_states().remove(0);
+        assert_eq!(
+            world.fingerprint(&init),
+            world.fingerprint_from_scratch(&init)
+        );
+        for seed in 0..SEEDS {
+            walk(&world, seed, |_, _, next| {
+                let now = next.now_ms;
+                assert!(
+                    next.procs.iter().all(|p| p.cached_hash(now).is_some()),
+                    "{}: a successor leaves the world step with every part cached",
+                    scenario.name
+                );
+                assert_eq!(
+                    world.fingerprint(next),
+                    world.fingerprint_from_scratch(next),
+                    "{}, seed {seed}, at {now} ms: cached and fresh fingerprints differ",
+                    scenario.name
+                );
+                checked += 1;
+            });
+        }
+    }
+    assert!(checked > 10_000, "only {checked} states checked");
+}
+
+#[test]
+fn a_step_copies_only_the_processes_it_changes() {
+    let scenario = builtin::by_name("seed-000-redlock-clock-drift").expect("a built-in");
+    let world = scenario.build().expect("built-ins build");
+    let (mut steps, mut shared) = (0usize, 0usize);
+    for seed in 0..SEEDS {
+        walk(&world, seed, |state, action, next| {
+            let copied = state
+                .procs
+                .iter()
+                .zip(&next.procs)
+                .filter(|(a, b)| !Shared::ptr_eq(a, b))
+                .count();
+            // A step other than `Advance` (which may end pauses and restart processes) runs
+            // at most one handler or fault: every other process stays shared.
+            if !matches!(action, WorldAction::Advance) {
+                assert!(copied <= 1, "{action:?} copied {copied} processes");
+            }
+            steps += 1;
+            shared += state.procs.len() - copied;
+        });
+    }
+    // Eight processes; nearly all of them are shared at nearly every step.
+    assert!(
+        shared * 10 > steps * 8 * 8,
+        "{shared} shared of {}",
+        steps * 8
+    );
+}
