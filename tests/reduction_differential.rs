@@ -1,7 +1,8 @@
 //! Partial-order reduction loses nothing: with it and without it, every built-in scenario
 //! and random small scenarios get the same verdict for every oracle (violated or holds), the
-//! same set of `sometimes` witnesses, and the same completeness; every counterexample the
-//! reduced search finds is a real path of the full model (it replays without reduction).
+//! same set of `sometimes` witnesses, and the same completeness, breadth-first and
+//! depth-first; every counterexample the reduced search finds is a real path of the full
+//! model (it replays without reduction).
 //!
 //! Both searches explore the whole space (no stop at the first violation), so each property
 //! ends with its final status. A scenario whose full space exceeds the cap is compared only
@@ -22,9 +23,19 @@ use proptest::prelude::*;
 use serde_json::json;
 use std::hash::{Hash, Hasher};
 
-/// The full search of `scenario` with or without reductions, capped at `max_states`, with
-/// its oracles and a "wins first" witness per client.
+/// The full breadth-first search of `scenario` with or without reductions, capped at
+/// `max_states`, with its oracles and a "wins first" witness per client.
 fn search(scenario: &Scenario, reductions: Reductions, max_states: u64) -> Checked {
+    search_with(scenario, reductions, max_states, false)
+}
+
+/// [`search`], depth-first when asked.
+fn search_with(
+    scenario: &Scenario,
+    reductions: Reductions,
+    max_states: u64,
+    depth_first: bool,
+) -> Checked {
     let mut world = scenario.build().expect("scenario builds");
     let clients: Vec<ProcessId> = oracles::clients(&world).map(|(p, _)| p).collect();
     for &p in &clients {
@@ -36,8 +47,15 @@ fn search(scenario: &Scenario, reductions: Reductions, max_states: u64) -> Check
         reductions,
         ..scenario.explore.options()
     };
-    let report = explore(&world, &mut BreadthFirst::default(), options).unwrap();
-    Checked { world, report }
+    let report = if depth_first {
+        explore(&world, &mut DepthFirst::default(), options)
+    } else {
+        explore(&world, &mut BreadthFirst::default(), options)
+    };
+    Checked {
+        world,
+        report: report.unwrap(),
+    }
 }
 
 /// Witness: client `p` believes it holds a lock while every other client is still in its
@@ -86,7 +104,15 @@ fn verdicts(c: &Checked) -> Vec<(String, &'static str)> {
 fn compare(scenario: &Scenario, max_states: u64) -> bool {
     let full = search(scenario, Reductions::none(), max_states);
     let reduced = search(scenario, Reductions::all(), max_states);
+    let reduced_dfs = search_with(scenario, Reductions::all(), max_states, true);
     let name = &scenario.name;
+    if complete(&reduced_dfs) && complete(&full) {
+        assert_eq!(
+            verdicts(&reduced_dfs),
+            verdicts(&full),
+            "{name}: verdicts differ (depth-first, reduced)"
+        );
+    }
     assert!(
         reduced.report.stats.unique_states <= full.report.stats.unique_states || !complete(&full),
         "{name}: the reduced search stored more states than the full one"

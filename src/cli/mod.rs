@@ -14,9 +14,10 @@ use crate::oracles::RedisWorld;
 use crate::report::{swimlane, timeline};
 use crate::scenario::{builtin, duration};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use input::{load_scenario, load_trace, trace_error, InputError, SavedTrace};
-use lockcheck_sim::trace::follow_labels;
-use lockcheck_sim::{replay, shrink, Model, Path, ShrinkOptions, Trace};
+use input::{load_scenario, load_trace, InputError, SavedTrace};
+use lockcheck_sim::{
+    replay, replay_checked, shrink, Model, Path, Report, ShrinkOptions, Trace, TraceError,
+};
 use search::parse_ms;
 pub use search::Limits;
 use serde_json::{json, Value};
@@ -184,7 +185,12 @@ pub struct Output {
 }
 
 /// Runs the parsed command line.
+/// Errors come back clipped (see [`InputError::clipped`]).
 pub fn run(cli: &Cli) -> Result<Output, InputError> {
+    run_command(cli).map_err(InputError::clipped)
+}
+
+fn run_command(cli: &Cli) -> Result<Output, InputError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios()),
         Command::Check(a) => check::cmd_check(a, cli.json),
@@ -263,10 +269,14 @@ fn quote(path: &std::path::Path) -> String {
 }
 
 /// A saved trace, its scenario's world and the path it follows.
+/// A saved trace that `replay`, `shrink` and `explain` all accept: its scenario builds, it
+/// belongs to that configuration, every step replays at its recorded time, and the recorded
+/// oracle is violated (see [`lockcheck_sim::replay_checked`]).
 struct Loaded {
     saved: SavedTrace,
     world: RedisWorld,
     path: Path<RedisWorld>,
+    report: Report<RedisWorld>,
 }
 
 fn load_run(file: &str, scenario: Option<&str>) -> Result<Loaded, InputError> {
@@ -283,30 +293,31 @@ fn load_run(file: &str, scenario: Option<&str>) -> Result<Loaded, InputError> {
         file: Some(file.to_string()),
         ..e
     };
-    saved.trace.check_model(&world).map_err(|e| {
-        with_file(InputError::new(format!(
-            "{} (the trace belongs to another scenario or another configuration of it)",
-            trace_error(e).message
-        )))
+    let replayed = replay_checked(&world, &saved.trace).map_err(|e| {
+        with_file(InputError::new(match e {
+            TraceError::OtherModel { .. } => format!(
+                "{e} (the trace belongs to another scenario or another configuration of it)"
+            ),
+            TraceError::Mismatch(_) => format!("the trace does not replay: {e}"),
+            _ => e.to_string(),
+        }))
     })?;
-    let path = follow_labels(
-        &world,
-        saved.trace.seed,
-        saved.trace.init,
-        saved.trace.labels(),
-    )
-    .map_err(|e| with_file(InputError::new(format!("the trace does not replay: {e}"))))?;
-    Ok(Loaded { saved, world, path })
+    Ok(Loaded {
+        saved,
+        world,
+        path: replayed.path,
+        report: replayed.report,
+    })
 }
 
 fn cmd_replay(a: &ReplayArgs) -> Result<Output, InputError> {
-    let Loaded { saved, world, path } = load_run(&a.trace, a.scenario.as_deref())?;
-    let replayed = replay(&world, &saved.trace).map_err(|e| InputError {
-        file: Some(a.trace.clone()),
-        ..trace_error(e)
-    })?;
-    let violated: Vec<&str> = replayed
-        .report
+    let Loaded {
+        saved,
+        world,
+        path,
+        report,
+    } = load_run(&a.trace, a.scenario.as_deref())?;
+    let violated: Vec<&str> = report
         .properties
         .iter()
         .filter(|p| p.status.is_violated())
@@ -367,7 +378,9 @@ fn stem(file: &str) -> String {
 }
 
 fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, InputError> {
-    let Loaded { saved, world, path } = load_run(&a.trace, None)?;
+    let Loaded {
+        saved, world, path, ..
+    } = load_run(&a.trace, None)?;
     let Some(property) = saved.trace.property.clone() else {
         return Err(InputError {
             file: Some(a.trace.clone()),
@@ -426,7 +439,9 @@ fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, InputError> {
 }
 
 fn cmd_explain(a: &ExplainArgs) -> Result<Output, InputError> {
-    let Loaded { saved, world, path } = load_run(&a.trace, None)?;
+    let Loaded {
+        saved, world, path, ..
+    } = load_run(&a.trace, None)?;
     let format = match (a.format, &a.output) {
         (Some(f), _) => f,
         (None, Some(o)) if o.extension().is_some_and(|e| e == "svg") => Format::Svg,
