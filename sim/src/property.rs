@@ -27,6 +27,8 @@ pub type Observation<M> = Arc<dyn Fn(&M, &<M as Model>::State) -> u64 + Send + S
 
 /// How a property declares what it sees.
 pub struct Observes<M: Model> {
+    /// The property's name (for the messages of a declaration found wrong).
+    pub name: String,
     /// Which actions may change what the predicates read.
     pub visible: Visibility<M>,
     /// A digest of what the predicates read, to tell in a state whether a visible action
@@ -37,6 +39,7 @@ pub struct Observes<M: Model> {
 impl<M: Model> Clone for Observes<M> {
     fn clone(&self) -> Self {
         Observes {
+            name: self.name.clone(),
             visible: self.visible.clone(),
             observation: self.observation.clone(),
         }
@@ -135,6 +138,7 @@ impl<M: Model> Property<M> {
         visible: impl Fn(&M, &M::Action) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.observes = Some(Observes {
+            name: self.name.clone(),
             visible: Arc::new(visible),
             observation: None,
         });
@@ -150,6 +154,7 @@ impl<M: Model> Property<M> {
         observation: impl Fn(&M, &M::State) -> u64 + Send + Sync + 'static,
     ) -> Self {
         self.observes = Some(Observes {
+            name: self.name.clone(),
             visible: Arc::new(visible),
             observation: Some(Arc::new(observation)),
         });

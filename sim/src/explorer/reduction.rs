@@ -191,11 +191,21 @@ impl<M: Model> Run<'_, M> {
             };
             let mut before = None;
             successors.iter().all(|next| {
-                if !(o.visible)(model, &enabled[next.choice]) {
+                let declared_visible = (o.visible)(model, &enabled[next.choice]);
+                if !declared_visible && !cfg!(debug_assertions) {
                     return true;
                 }
                 let before = *before.get_or_insert_with(|| observation(model, state));
-                observation(model, &next.state) == before
+                let unchanged = observation(model, &next.state) == before;
+                // Debug builds check the declaration itself: an action declared invisible
+                // must not change what the property observes.
+                assert!(
+                    declared_visible || unchanged,
+                    "internal bug: property {} declares {:?} invisible, but it changed what the property observes",
+                    o.name,
+                    enabled[next.choice]
+                );
+                unchanged
             })
         })
     }
