@@ -13,6 +13,8 @@
 #   MUTANTS_WORK     the copy of the tree, its target directory and the logs
 #                    (default target/mutants; kept between runs, so builds are incremental)
 #   MUTANTS_TIMEOUT  seconds per mutation, build included (default 1200)
+#   MUTANTS_REV      test this commit instead of the working tree (e.g. to score older tests;
+#                    the list is still read from the working tree)
 #
 # The working tree (tracked and untracked, not ignored files, as they are now) is copied to
 # $MUTANTS_WORK/tree and mutated there: your sources are never touched, whatever stops the run.
@@ -22,10 +24,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 list=${MUTANTS_LIST:-$root/bench/mutants.txt}
 work=${MUTANTS_WORK:-$root/target/mutants}
 limit_s=${MUTANTS_TIMEOUT:-1200}
+rev=${MUTANTS_REV:-}
 tree=$work/tree
 logs=$work/logs
 tests=(--test scenario_verdicts --test analysis_properties)
 export CARGO_TARGET_DIR=$work/target
+# The release profile, built for many small rebuilds: no LTO, parallel and incremental code
+# generation, no debug info (the tests' results do not depend on it, their speed little).
+export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+export CARGO_PROFILE_RELEASE_INCREMENTAL=true CARGO_PROFILE_RELEASE_DEBUG=0
 
 die() {
     echo "mutants.sh: $*" >&2
@@ -87,25 +94,45 @@ apply() {
 copy_tree() {
     rm -rf "$tree"
     mkdir -p "$tree" "$logs"
-    (cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
-        tar -xf - -C "$tree"
+    if [[ -n $rev ]]; then
+        (cd "$root" && git archive "$rev") | tar -xf - -C "$tree"
+    else
+        (cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
+            tar -xf - -C "$tree"
+    fi
+}
+
+# Runs a command in the copy under the time limit, in the background so that a signal stops
+# it at once (`timeout` runs it in a process group of its own, which the trap kills).
+child=""
+limited() {
+    local status=0
+    (cd "$tree" && exec timeout "$limit_s" "$@") &
+    child=$!
+    wait "$child" || status=$?
+    child=""
+    return "$status"
 }
 
 # Runs the verdict tests in the copy: 0 pass, 1 fail, 2 does not build, 3 timeout.
 run_tests() {
-    local log=$1
-    if ! (cd "$tree" && timeout "$limit_s" cargo test --release "${tests[@]}" --no-run) \
-        >"$log" 2>&1; then
-        return 2
-    fi
-    local status=0
-    (cd "$tree" && timeout "$limit_s" cargo test --release "${tests[@]}") >>"$log" 2>&1 ||
-        status=$?
+    local log=$1 status=0
+    limited cargo test --release "${tests[@]}" --no-run >"$log" 2>&1 || return 2
+    limited cargo test --release "${tests[@]}" >>"$log" 2>&1 || status=$?
     case $status in
         0) return 0 ;;
         124) return 3 ;;
         *) return 1 ;;
     esac
+}
+
+on_signal() {
+    if [[ -n $child ]]; then
+        kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
+    fi
+    echo
+    echo "mutants.sh: interrupted; your sources were not touched (the mutated copy is $tree)"
+    exit 130
 }
 
 # --- main -----------------------------------------------------------------------------------
@@ -116,9 +143,9 @@ for want in "${selected[@]}"; do
     printf '%s\n' "${names[@]}" | grep -qx -- "$want" || die "no mutation called '$want'"
 done
 
-trap 'echo; echo "mutants.sh: interrupted; your sources were not touched (the copy is $tree)"; exit 130' INT TERM
+trap on_signal INT TERM
 copy_tree
-echo "mutants: ${#names[@]} in $(basename "$list"); tree copied to $tree"
+echo "mutants: ${#names[@]} in $(basename "$list"); ${rev:-the working tree} copied to $tree"
 echo "baseline: the unmutated tree must pass ..."
 start=$SECONDS
 status=0

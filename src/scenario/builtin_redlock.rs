@@ -321,11 +321,13 @@ pub fn seed_000_redlock_partition_checked() -> Scenario {
     s
 }
 
-/// Redlock on three nodes (TTL 3 s, node timeout 200 ms, retry every 400 ms) with seed 000's
-/// watchdog counting a node as renewed only when the script really extended the key. P1
-/// holds for a 2 s job and pauses 3.5 s, longer than the TTL; P2 wants the lock from 2.5 s
-/// for 2 s. After the pause P1's validity has passed and its renewals find the keys gone or
-/// P2's (0): the round fails and sets the stop event. No two holders.
+/// Redlock on three nodes (TTL 3 s, node timeout 1 s, retry every 400 ms) with seed 000's
+/// watchdog counting a node as renewed only when the script really extended the key; P1's
+/// third node is 300 ms away, so each of its attempts and renewal rounds takes 604 ms. P1
+/// holds for a 6 s job and pauses 3.5 s, longer than the TTL; P2 wants the lock from 2.5 s
+/// for 2 s. A round's validity counts from its start (T1 + 2968 ms), before the round's
+/// first two keys expire (T1 + 3004 ms); after the pause the renewals find the keys gone or
+/// P2's (0), the round fails and sets the stop event. No two holders.
 pub fn redlock_watchdog_counts_extensions() -> Scenario {
     let protocol = ProtocolSpec::Redlock {
         nodes: REDLOCK_NODES[..3].iter().map(|n| n.to_string()).collect(),
@@ -333,24 +335,32 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         drift_ppm: 10_000,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
-        node_timeout_ms: 200,
+        node_timeout_ms: 1_000,
         retry_ms: vec![400],
         acquire_timeout_ms: None,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 3,
-            timeout_ms: 200,
+            timeout_ms: 1_000,
             counts: RenewCount::Extended,
         }),
     };
     Scenario {
         name: "redlock-watchdog-counts-extensions".into(),
-        description: "Redlock's watchdog counting only real extensions: after a pause longer than the TTL the renewal round fails, the holder's validity has passed, no two holders".into(),
+        description: "Redlock's watchdog counting only real extensions, renewal rounds taking 604 ms: the validity counts from a round's start, and after a pause longer than the TTL the round fails; no two holders".into(),
         nodes: REDLOCK_NODES[..3].iter().map(|n| node(n)).collect(),
         clients: vec![
-            client("p1", protocol.clone(), &[2_000], 0),
+            client("p1", protocol.clone(), &[6_000], 0),
             client("p2", protocol, &[2_000], 2_500),
         ],
+        network: NetworkSpec {
+            links: vec![LinkOverride {
+                between: ["p1".into(), "redis-3".into()],
+                delays_ms: vec![300],
+                one_way: false,
+            }],
+            ..NetworkSpec::default()
+        },
         faults: pause("p1", &[3_500], 1),
         oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
         ..base()
