@@ -91,14 +91,16 @@ apply() {
     printf '%s' "${text/"$from"/"$to"}" >"$file"
 }
 
+# Files get the time of the copy (`tar -m`), so cargo rebuilds what changed since an earlier
+# run even when the target directory holds newer artifacts of another tree.
 copy_tree() {
     rm -rf "$tree"
     mkdir -p "$tree" "$logs"
     if [[ -n $rev ]]; then
-        (cd "$root" && git archive "$rev") | tar -xf - -C "$tree"
+        (cd "$root" && git archive "$rev") | tar -xmf - -C "$tree"
     else
         (cd "$root" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
-            tar -xf - -C "$tree"
+            tar -xmf - -C "$tree"
     fi
 }
 

@@ -70,6 +70,15 @@ pub(crate) fn base() -> Scenario {
     }
 }
 
+/// The default exploration bounds with `count` random walks: for scenarios with few choices,
+/// where thousands of walks would repeat the same few runs.
+pub(crate) fn walks(count: u64) -> ExploreSpec {
+    ExploreSpec {
+        random_seeds: count,
+        ..ExploreSpec::default()
+    }
+}
+
 /// The protected account with a balance of 100 and the given defences.
 pub(crate) fn account(fencing: bool, unique_biz_id: bool, conditional_debit: bool) -> AccountSpec {
     AccountSpec {

@@ -1,7 +1,7 @@
 //! Built-in scenarios of Redisson's RLock: seed 003's incident, its defence, the GC without
 //! the stall and the same incident on 3.44; a GC longer than the lease; a late unlock.
 
-use super::builtin::{account, base, client, node};
+use super::builtin::{account, base, client, node, walks};
 use super::*;
 
 fn redisson_3_17(node: &str) -> ProtocolSpec {
@@ -131,6 +131,7 @@ pub fn redisson_gc_past_lease_defended() -> Scenario {
             OracleSpec::LockOverlap,
         ],
         expect: Expected::Safe,
+        explore: walks(200),
         ..base()
     }
 }
@@ -170,6 +171,7 @@ pub fn redisson_late_unlock() -> Scenario {
         },
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Safe,
+        explore: walks(100),
         ..base()
     }
 }

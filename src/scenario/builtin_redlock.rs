@@ -1,7 +1,7 @@
 //! Built-in scenarios of Redlock: seed 000's 5-node Redlock with its watchdog under its four
 //! boundary conditions, Kleppmann's clock jump, and clock drift within and beyond the factor.
 
-use super::builtin::{account, base, client, node, pause};
+use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
 use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
 
@@ -269,6 +269,7 @@ pub fn redlock_slow_acquisition() -> Scenario {
             links,
             ..NetworkSpec::default()
         },
+        explore: walks(100),
         ..base()
     }
 }
@@ -293,6 +294,7 @@ pub fn redlock_split_vote() -> Scenario {
         description: "two clients ask all three Redlock nodes at the same instant: every split of the votes leaves exactly one holder".into(),
         nodes: REDLOCK_NODES[..3].iter().map(|n| node(n)).collect(),
         clients: vec![racing("p1"), racing("p2")],
+        explore: walks(100),
         ..base()
     }
 }
@@ -306,6 +308,7 @@ pub fn seed_000_redlock_long_job() -> Scenario {
         "seed 000's Redlock and watchdog without faults: the watchdog keeps the lock through a 40 s job, P2 never holds it meanwhile",
         FaultsSpec::default(),
     );
+    s.explore = walks(100);
     s.expect = Expected::Safe;
     s
 }
@@ -317,6 +320,7 @@ pub fn seed_000_redlock_partition_checked() -> Scenario {
     s.name = "seed-000-redlock-partition-checked".into();
     s.description = "seed 000's partitioned holder with business code that checks the stop event: the watchdog sets it before the keys expire, no duplicate debit".into();
     s.clients[0].workload.checks_stop_event = true;
+    s.explore = walks(200);
     s.expect = Expected::Safe;
     s
 }
@@ -363,6 +367,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         },
         faults: pause("p1", &[3_500], 1),
         oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
+        explore: walks(200),
         ..base()
     }
 }
