@@ -11,7 +11,8 @@
 use lockcheck::check::{check, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck::scenario::{
-    Expected, FaultsSpec, NetworkSpec, OracleSpec, PauseSpec, ProtocolSpec, Scenario,
+    ClientSpec, ClockSpecDe, ClockStepSpec, Expected, FaultsSpec, NetworkSpec, NodeSpec,
+    OracleSpec, PauseSpec, PersistenceDe, ProtocolSpec, Scenario, WorkloadSpec,
 };
 use proptest::prelude::*;
 
@@ -97,7 +98,6 @@ fn single_node_boundary_is_exact_with_instant_messages_and_millisecond_retries()
 /// while the lock lives until `last renewal + L` (through its deadline millisecond). It
 /// survives iff `D <= L - L/3 - 2`: about two thirds of the lease.
 fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
-    use lockcheck::scenario::{ClientSpec, ClockSpecDe, NodeSpec, PersistenceDe, WorkloadSpec};
     use lockcheck_model::lock::redisson::Generation;
     let protocol = ProtocolSpec::Redisson {
         node: "redis".into(),
@@ -107,21 +107,47 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         generation: Generation::From3_44,
         request_timeout_ms: 10 * lease_ms,
     };
-    let client = |name: &str, start_after_ms| ClientSpec {
+    let mut s = one_node_world(vec![
+        client_spec("client-1", &protocol, 3 * lease_ms, 0),
+        client_spec("client-2", &protocol, 3 * lease_ms, 10),
+    ]);
+    s.faults = FaultsSpec {
+        pauses: vec![PauseSpec {
+            process: "client-1".into(),
+            durations_ms: vec![pause_ms],
+        }],
+        max_pauses: 1,
+        ..FaultsSpec::default()
+    };
+    breaks_mutual_exclusion(&s)
+}
+
+/// A client of lock `lock` with one round of `work_ms`.
+fn client_spec(
+    name: &str,
+    protocol: &ProtocolSpec,
+    work_ms: u64,
+    start_after_ms: u64,
+) -> ClientSpec {
+    ClientSpec {
         name: name.into(),
         protocol: protocol.clone(),
         workload: WorkloadSpec {
             locks: vec!["lock".into()],
             rounds: 1,
             start_after_ms,
-            work_ms: vec![3 * lease_ms],
+            work_ms: vec![work_ms],
             uses_account: false,
             amount: 10,
             checks_stop_event: false,
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
-    };
+    }
+}
+
+/// One Redis node called `redis`, these clients, messages taking 1 ms, no faults, ME-lock.
+fn one_node_world(clients: Vec<ClientSpec>) -> Scenario {
     let mut s = builtin::seed_000_single_node();
     s.nodes = vec![NodeSpec {
         name: "redis".into(),
@@ -131,18 +157,11 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         min_replicas_to_write: 0,
         repl_ack_every_ms: None,
     }];
-    s.clients = vec![client("client-1", 0), client("client-2", 10)];
+    s.clients = clients;
     s.network = NetworkSpec::default();
-    s.faults = FaultsSpec {
-        pauses: vec![PauseSpec {
-            process: "client-1".into(),
-            durations_ms: vec![pause_ms],
-        }],
-        max_pauses: 1,
-        ..FaultsSpec::default()
-    };
+    s.faults = FaultsSpec::default();
     s.oracles = vec![OracleSpec::MeLock];
-    breaks_mutual_exclusion(&s)
+    s
 }
 
 proptest! {
@@ -227,4 +246,75 @@ fn redlock_drift_boundary_sits_at_the_drift_factor() {
     );
     assert!(redlock_drift(-13_000, 0));
     assert!(redlock_drift(0, 13_000));
+}
+
+/// Redlock on one node measuring its validity on the wall clock (as node-redlock's
+/// `Date.now()` does), messages taking no time, the rival retrying every millisecond, and
+/// one backward step of `step_ms` of the holder's wall clock while it works. The holder
+/// acquires at T1 with validity `TTL - drift` (`drift = ceil(TTL * factor) + 2`, nothing
+/// elapsed) and believes while its clock reads less than `T1 + TTL - drift`: until true time
+/// `T1 + TTL - drift + step`. Redis keeps the key through its deadline `T1 + TTL`, so the
+/// rival holds from `T1 + TTL + 1`. Mutual exclusion breaks iff `step >= drift + 2`.
+fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
+    use lockcheck_model::lock::redlock::Dispatch;
+    use lockcheck_model::lock::ClockKind;
+    let protocol = ProtocolSpec::Redlock {
+        nodes: vec!["redis".into()],
+        ttl_ms,
+        drift_ppm,
+        clock: ClockKind::Wall,
+        dispatch: Dispatch::Sequential,
+        node_timeout_ms: 10 * ttl_ms,
+        retry_ms: vec![1],
+        acquire_timeout_ms: None,
+        watchdog: None,
+    };
+    let mut s = one_node_world(vec![
+        client_spec("holder", &protocol, 2 * ttl_ms, 0),
+        client_spec("rival", &protocol, 1, 1),
+    ]);
+    s.network.delays_ms = vec![0];
+    s.faults = FaultsSpec {
+        clock_steps: vec![ClockStepSpec {
+            process: "holder".into(),
+            deltas_ms: vec![-step_ms],
+        }],
+        max_clock_steps: 1,
+        ..FaultsSpec::default()
+    };
+    breaks_mutual_exclusion(&s)
+}
+
+/// Redlock's drift allowance in ms: `ceil(TTL * factor) + 2`.
+fn drift_ms(ttl_ms: u64, drift_ppm: u32) -> i64 {
+    (ttl_ms * u64::from(drift_ppm)).div_ceil(1_000_000) as i64 + 2
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn redlock_survives_a_backward_clock_step_up_to_its_drift_allowance_plus_one(
+        ttl_ms in 10u64..120,
+        drift_ppm in prop::sample::select(vec![0u32, 10_000, 50_000, 100_000]),
+        extra_ms in -3i64..3,
+    ) {
+        let drift = drift_ms(ttl_ms, drift_ppm);
+        let step_ms = (drift + 2 + extra_ms).max(1);
+        prop_assert_eq!(
+            redlock_clock_step_back(ttl_ms, drift_ppm, step_ms),
+            step_ms >= drift + 2,
+            "TTL {} drift {} step {}", ttl_ms, drift, step_ms
+        );
+    }
+}
+
+#[test]
+fn redlock_clock_step_boundary_is_exact() {
+    // TTL 100 ms at 1 %: drift = 1 + 2 = 3 ms; safe at a 4 ms step, broken at 5 ms.
+    assert!(!redlock_clock_step_back(100, 10_000, 4));
+    assert!(redlock_clock_step_back(100, 10_000, 5));
+    // TTL 450 ms at 1 %: drift = 5 + 2 = 7 ms.
+    assert!(!redlock_clock_step_back(450, 10_000, 8));
+    assert!(redlock_clock_step_back(450, 10_000, 9));
 }

@@ -1,9 +1,91 @@
 //! Every built-in scenario gets its pinned verdict, exhaustively and by random search; every
 //! violation's trace replays and shrinks.
+//!
+//! The verdicts are pinned twice: in each scenario's `expect` and in [`PINNED`] below, so that
+//! a protocol change that breaks a scenario fails here instead of quietly moving its
+//! expectation. `bench/mutants.sh` checks that these tests catch a list of protocol bugs.
 
 use lockcheck::check::{check, Mode};
 use lockcheck::scenario::{builtin, Expected};
 use lockcheck_sim::{replay, shrink, ShrinkOptions, Trace};
+
+/// Every built-in scenario by name, with the oracle it must violate (`None`: safe).
+const PINNED: &[(&str, Option<&str>)] = &[
+    ("delayed-restart", None),
+    ("failover-fencing-from-token-service", None),
+    ("failover-loses-lock", Some("me-lock")),
+    ("failover-rolls-back-fencing-counter", Some("me-resource")),
+    ("fencing-prevents-damage", None),
+    ("force-release-breaks-exclusion", Some("me-lock")),
+    ("force-release-fenced", None),
+    ("force-release-with-abort", None),
+    ("kleppmann-clock-jump", Some("me-lock")),
+    ("kleppmann-pause-past-lease", Some("me-resource")),
+    ("lost-wait-edge", Some("detector-false-negative")),
+    (
+        "phantom-cycle-separate-reads",
+        Some("detector-false-positive"),
+    ),
+    ("redisson-gc-past-lease-defended", None),
+    ("redisson-late-unlock", None),
+    ("redlock-bounded-drift-safe", None),
+    ("redlock-drift-beyond-factor", Some("me-lock")),
+    ("redlock-slow-acquisition", None),
+    ("redlock-split-vote", None),
+    ("redlock-watchdog-counts-extensions", None),
+    ("restart-without-persistence", Some("me-lock")),
+    (
+        "seed-000-detector-as-intended",
+        Some("detector-false-negative"),
+    ),
+    ("seed-000-detector-breaks-exclusion", Some("me-lock")),
+    (
+        "seed-000-detector-self-cycle",
+        Some("detector-false-positive"),
+    ),
+    ("seed-000-redlock-clock-drift", Some("me-lock")),
+    ("seed-000-redlock-long-job", None),
+    ("seed-000-redlock-majority-failure", Some("me-lock")),
+    ("seed-000-redlock-partition", Some("me-resource")),
+    ("seed-000-redlock-partition-checked", None),
+    ("seed-000-redlock-process-pause", Some("me-lock")),
+    ("seed-000-single-node", Some("me-lock")),
+    ("seed-003-defended", None),
+    ("seed-003-gc-without-stall", None),
+    ("seed-003-incident", Some("me-resource")),
+    ("seed-003-on-redisson-3-44", None),
+    ("shared-detector-aborts-victim", None),
+    ("single-node-holder-crash", None),
+    ("single-node-holder-partitioned", None),
+    ("single-node-owner-checked-late-unlock", None),
+    ("single-node-plain-del-late-unlock", Some("me-lock")),
+    (
+        "stale-cycle-atomic-snapshot",
+        Some("detector-false-positive"),
+    ),
+    ("stale-cycle-confirmed", Some("detector-false-positive")),
+    ("ttl-expiry-breaks-deadlock", Some("me-lock")),
+    ("two-detectors-abort-victim", None),
+    ("two-detectors-double-release", Some("me-lock")),
+    ("two-detectors-owner-checked", Some("me-lock")),
+];
+
+#[test]
+fn every_builtin_scenario_expects_its_pinned_verdict() {
+    let mut expected: Vec<(String, Option<String>)> = builtin::all()
+        .into_iter()
+        .map(|s| match s.expect {
+            Expected::Safe => (s.name, None),
+            Expected::Violated { oracle } => (s.name, Some(oracle)),
+        })
+        .collect();
+    expected.sort_unstable();
+    let pinned: Vec<(String, Option<String>)> = PINNED
+        .iter()
+        .map(|(n, o)| (n.to_string(), o.map(str::to_string)))
+        .collect();
+    assert_eq!(expected, pinned);
+}
 
 fn describe(c: &lockcheck::check::Checked) -> String {
     format!("{}", c.report)

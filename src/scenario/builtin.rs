@@ -30,6 +30,14 @@ pub fn all() -> Vec<Scenario> {
         kleppmann_clock_jump(),
         redlock_bounded_drift_safe(),
         redlock_drift_beyond_factor(),
+        redlock_slow_acquisition(),
+        redlock_split_vote(),
+        seed_000_redlock_long_job(),
+        seed_000_redlock_partition_checked(),
+        redlock_watchdog_counts_extensions(),
+        seed_003_on_3_44(),
+        redisson_gc_past_lease_defended(),
+        redisson_late_unlock(),
     ]
     .into_iter()
     .chain(super::builtin_detector::all())
@@ -59,6 +67,15 @@ pub(crate) fn base() -> Scenario {
         explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Safe,
+    }
+}
+
+/// The default exploration bounds with `count` random walks: for scenarios with few choices,
+/// where thousands of walks would repeat the same few runs.
+pub(crate) fn walks(count: u64) -> ExploreSpec {
+    ExploreSpec {
+        random_seeds: count,
+        ..ExploreSpec::default()
     }
 }
 

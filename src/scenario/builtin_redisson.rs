@@ -1,7 +1,7 @@
-//! Built-in scenarios of Redisson's RLock: seed 003's incident, its defence, and the GC
-//! without the stall.
+//! Built-in scenarios of Redisson's RLock: seed 003's incident, its defence, the GC without
+//! the stall and the same incident on 3.44; a GC longer than the lease; a late unlock.
 
-use super::builtin::{account, base, client, node};
+use super::builtin::{account, base, client, node, walks};
 use super::*;
 
 fn redisson_3_17(node: &str) -> ProtocolSpec {
@@ -10,7 +10,7 @@ fn redisson_3_17(node: &str) -> ProtocolSpec {
         lease_ms: None,
         watchdog_timeout_ms: 30_000,
         wait_ms: None,
-        generation: lockcheck_model::lock::redisson::Generation::UpTo3_43,
+        generation: Generation::UpTo3_43,
         request_timeout_ms: 3_000,
     }
 }
@@ -82,4 +82,96 @@ pub fn seed_003_without_stall() -> Scenario {
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding];
     s.expect = Expected::Safe;
     s
+}
+
+/// Seed 003's incident on Redisson 3.44: the renewal that times out is tried again at the
+/// next tick (10 s later), well within the 30 s lease. No duplicate debit.
+pub fn seed_003_on_3_44() -> Scenario {
+    let mut s = seed_003_incident();
+    s.name = "seed-003-on-redisson-3-44".into();
+    s.description = "the seed-003 stall and GC on Redisson 3.44: the failed renewal is retried at the next tick, the lease never runs out, no duplicate debit".into();
+    for c in &mut s.clients {
+        if let ProtocolSpec::Redisson { generation, .. } = &mut c.protocol {
+            *generation = Generation::From3_44;
+        }
+    }
+    s.expect = Expected::Safe;
+    s
+}
+
+/// A Full GC of 35 s, longer than the 30 s lease, freezes instance-a and its watchdog while it
+/// holds the lock: the lease runs out and instance-b takes the lock for its 60 s job. When
+/// instance-a resumes, its renewal finds its field gone (0) and the watchdog stops, but
+/// instance-a still believes it holds the lock (Redisson has no validity): two holders. The
+/// requests time out only after 60 s, so the renewal's answer (not a timeout) is what fails
+/// it. With a unique business id and a conditional debit the account takes no damage.
+pub fn redisson_gc_past_lease_defended() -> Scenario {
+    let instance = |name: &str, work_ms: u64, start| {
+        let mut protocol = redisson_3_17("redis");
+        if let ProtocolSpec::Redisson {
+            request_timeout_ms, ..
+        } = &mut protocol
+        {
+            *request_timeout_ms = 60_000;
+        }
+        let mut c = client(name, protocol, &[work_ms], start);
+        c.workload.uses_account = true;
+        c
+    };
+    Scenario {
+        name: "redisson-gc-past-lease-defended".into(),
+        description: "a 35 s GC outlasts the 30 s Redisson lease: the renewal after it finds another owner and fails, the lock breaks, the defended account takes no damage".into(),
+        nodes: vec![node("redis")],
+        clients: vec![instance("instance-a", 15_000, 0), instance("instance-b", 60_000, 100)],
+        account: Some(account(false, true, true)),
+        faults: super::builtin::pause("instance-a", &[35_000], 1),
+        oracles: vec![
+            OracleSpec::MeResource,
+            OracleSpec::RenewalFailed,
+            OracleSpec::LockOverlap,
+        ],
+        expect: Expected::Safe,
+        explore: walks(200),
+        ..base()
+    }
+}
+
+/// Three Redisson clients with an explicit 10 s lease (no watchdog); client-1's messages to
+/// the node may take 12 s, so its unlock can arrive after its lease ran out, while client-2
+/// holds the lock and client-3 waits. The release script finds client-1's field gone and
+/// deletes nothing. Safe.
+pub fn redisson_late_unlock() -> Scenario {
+    let leased = |name: &str, work_ms: u64, start| {
+        let protocol = ProtocolSpec::Redisson {
+            node: "redis".into(),
+            lease_ms: Some(10_000),
+            watchdog_timeout_ms: 30_000,
+            wait_ms: None,
+            generation: Generation::UpTo3_43,
+            request_timeout_ms: 3_000,
+        };
+        client(name, protocol, &[work_ms], start)
+    };
+    Scenario {
+        name: "redisson-late-unlock".into(),
+        description: "Redisson with a 10 s lease: client-1's unlock arrives 12 s late, while client-2 holds the lock; the release script checks the owner and deletes nothing".into(),
+        nodes: vec![node("redis")],
+        clients: vec![
+            leased("client-1", 5_000, 0),
+            leased("client-2", 9_000, 100),
+            leased("client-3", 1_000, 200),
+        ],
+        network: NetworkSpec {
+            links: vec![LinkOverride {
+                between: ["client-1".into(), "redis".into()],
+                delays_ms: vec![1, 12_000],
+                one_way: true,
+            }],
+            ..NetworkSpec::default()
+        },
+        oracles: vec![OracleSpec::MeLock],
+        expect: Expected::Safe,
+        explore: walks(100),
+        ..base()
+    }
 }

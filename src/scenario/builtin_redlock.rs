@@ -1,7 +1,7 @@
 //! Built-in scenarios of Redlock: seed 000's 5-node Redlock with its watchdog under its four
 //! boundary conditions, Kleppmann's clock jump, and clock drift within and beyond the factor.
 
-use super::builtin::{account, base, client, node, pause};
+use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
 use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
 
@@ -225,4 +225,149 @@ pub fn redlock_drift_beyond_factor() -> Scenario {
         -50_000,
         0,
     )
+}
+
+/// Redlock without a watchdog on the five nodes, asked one after another, with the given TTL
+/// and retry delay, and no acquire timeout.
+fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
+    ProtocolSpec::Redlock {
+        nodes: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
+        ttl_ms,
+        drift_ppm: 10_000,
+        clock: ClockKind::Monotonic,
+        dispatch: Dispatch::Sequential,
+        node_timeout_ms: 2_000,
+        retry_ms: vec![retry_ms],
+        acquire_timeout_ms: None,
+        watchdog: None,
+    }
+}
+
+/// Acquiring takes two thirds of the TTL: P1's two remote nodes are 100 ms away, so its
+/// sequential attempt (TTL 600 ms) ends 406 ms after T1 with a validity of 600 - 406 - 8 =
+/// 186 ms. It believes until T1 + 592 ms, before its first three keys expire (from T1 + 602
+/// ms); P2, 1 ms from every node and retrying every 50 ms, can only get in after that. Safe;
+/// a validity that forgot the elapsed time would last until T1 + 998 ms.
+pub fn redlock_slow_acquisition() -> Scenario {
+    let links = ["redis-4", "redis-5"]
+        .iter()
+        .map(|remote| LinkOverride {
+            between: ["p1".into(), remote.to_string()],
+            delays_ms: vec![100],
+            one_way: false,
+        })
+        .collect();
+    Scenario {
+        name: "redlock-slow-acquisition".into(),
+        description: "Redlock (TTL 600 ms) whose holder needs 406 ms to ask its five nodes: the validity left after that time ends before its first keys expire, no two holders".into(),
+        nodes: REDLOCK_NODES.iter().map(|n| node(n)).collect(),
+        clients: vec![
+            client("p1", plain_redlock(600, 50), &[2_000], 0),
+            client("p2", plain_redlock(600, 50), &[100], 300),
+        ],
+        network: NetworkSpec {
+            links,
+            ..NetworkSpec::default()
+        },
+        explore: walks(100),
+        ..base()
+    }
+}
+
+/// Two clients ask all three nodes of a Redlock at once and at the same time: whatever order
+/// the nodes see them in, exactly one gets a majority (the other deletes its minority and
+/// tries again). Safe; a quorum of N/2 would let a 1-2 split give two holders.
+pub fn redlock_split_vote() -> Scenario {
+    let racing = |name: &str| {
+        let mut protocol = plain_redlock(10_000, 200);
+        if let ProtocolSpec::Redlock {
+            dispatch, nodes, ..
+        } = &mut protocol
+        {
+            *dispatch = Dispatch::Multiplexed;
+            nodes.truncate(3);
+        }
+        client(name, protocol, &[1_000], 0)
+    };
+    Scenario {
+        name: "redlock-split-vote".into(),
+        description: "two clients ask all three Redlock nodes at the same instant: every split of the votes leaves exactly one holder".into(),
+        nodes: REDLOCK_NODES[..3].iter().map(|n| node(n)).collect(),
+        clients: vec![racing("p1"), racing("p2")],
+        explore: walks(100),
+        ..base()
+    }
+}
+
+/// Seed 000's Redlock and watchdog with no fault: P1's 40 s job outlasts the 30 s TTL, the
+/// watchdog renews every 30 % of the validity, and P2 (trying from 25 s to 35 s) never gets
+/// the lock. Safe, for the lock and the account.
+pub fn seed_000_redlock_long_job() -> Scenario {
+    let mut s = seed_000_redlock(
+        "seed-000-redlock-long-job",
+        "seed 000's Redlock and watchdog without faults: the watchdog keeps the lock through a 40 s job, P2 never holds it meanwhile",
+        FaultsSpec::default(),
+    );
+    s.explore = walks(100);
+    s.expect = Expected::Safe;
+    s
+}
+
+/// Seed 000's partition again, with business code that checks the stop event: the failed
+/// renewal round (15 s of timeouts) sets it before the keys expire, and P1 skips its debit.
+pub fn seed_000_redlock_partition_checked() -> Scenario {
+    let mut s = seed_000_redlock_partition();
+    s.name = "seed-000-redlock-partition-checked".into();
+    s.description = "seed 000's partitioned holder with business code that checks the stop event: the watchdog sets it before the keys expire, no duplicate debit".into();
+    s.clients[0].workload.checks_stop_event = true;
+    s.explore = walks(200);
+    s.expect = Expected::Safe;
+    s
+}
+
+/// Redlock on three nodes (TTL 3 s, node timeout 1 s, retry every 400 ms) with seed 000's
+/// watchdog counting a node as renewed only when the script really extended the key; P1's
+/// third node is 300 ms away, so each of its attempts and renewal rounds takes 604 ms. P1
+/// holds for a 6 s job and pauses 3.5 s, longer than the TTL; P2 wants the lock from 2.5 s
+/// for 2 s. A round's validity counts from its start (T1 + 2968 ms), before the round's
+/// first two keys expire (T1 + 3004 ms); after the pause the renewals find the keys gone or
+/// P2's (0), the round fails and sets the stop event. No two holders.
+pub fn redlock_watchdog_counts_extensions() -> Scenario {
+    let protocol = ProtocolSpec::Redlock {
+        nodes: REDLOCK_NODES[..3].iter().map(|n| n.to_string()).collect(),
+        ttl_ms: 3_000,
+        drift_ppm: 10_000,
+        clock: ClockKind::Monotonic,
+        dispatch: Dispatch::Sequential,
+        node_timeout_ms: 1_000,
+        retry_ms: vec![400],
+        acquire_timeout_ms: None,
+        watchdog: Some(WatchdogSpec {
+            interval_permille: 300,
+            tries: 3,
+            timeout_ms: 1_000,
+            counts: RenewCount::Extended,
+        }),
+    };
+    Scenario {
+        name: "redlock-watchdog-counts-extensions".into(),
+        description: "Redlock's watchdog counting only real extensions, renewal rounds taking 604 ms: the validity counts from a round's start, and after a pause longer than the TTL the round fails; no two holders".into(),
+        nodes: REDLOCK_NODES[..3].iter().map(|n| node(n)).collect(),
+        clients: vec![
+            client("p1", protocol.clone(), &[6_000], 0),
+            client("p2", protocol, &[2_000], 2_500),
+        ],
+        network: NetworkSpec {
+            links: vec![LinkOverride {
+                between: ["p1".into(), "redis-3".into()],
+                delays_ms: vec![300],
+                one_way: false,
+            }],
+            ..NetworkSpec::default()
+        },
+        faults: pause("p1", &[3_500], 1),
+        oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
+        explore: walks(200),
+        ..base()
+    }
 }
