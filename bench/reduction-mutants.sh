@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Breaks partial-order reduction on purpose, one way at a time, and runs the differential
-# tests (tests/reduction_differential.rs) against each broken version: every mutation must
+# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) against each broken version: every mutation must
 # be caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the test in a debug build (where the explorer also checks every
 # property's declaration of what it observes), in target/mutants; the last run's output is
@@ -44,8 +44,9 @@ path, old, new = sys.argv[1:]
 text = open(path).read()
 open(path, "w").write(text.replace(old, new, 1))
 PY
-  if CARGO_TARGET_DIR=target/mutants cargo test --test reduction_differential \
-    >target/reduction-mutant.log 2>&1; then
+  if (export CARGO_TARGET_DIR=target/mutants
+    cargo test -p lockcheck-sim --test reduction_proviso &&
+      cargo test --test reduction_differential) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"
   else
     echo "caught  $name"
