@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Breaks partial-order reduction on purpose, one way at a time, and runs the differential
-# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) against each broken version: every mutation must
-# be caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
-# mutation rebuilds and runs the test in a debug build (where the explorer also checks every
-# property's declaration of what it observes), in target/mutants; the last run's output is
-# target/reduction-mutant.log.
+# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) against each
+# broken version: every mutation must be caught. The source is restored after each one (and
+# on Ctrl-C). Not part of CI: each mutation rebuilds and runs the tests in a debug build
+# (where the explorer also checks every property's declaration of what it observes), in
+# target/mutants; the last run's output is target/reduction-mutant.log.
 #
 #   bash bench/reduction-mutants.sh
 set -euo pipefail
