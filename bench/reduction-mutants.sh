@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Breaks partial-order reduction on purpose, one way at a time, and runs the differential
-# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) against each
-# broken version: every mutation must be caught. The source is restored after each one (and
-# on Ctrl-C). Not part of CI: each mutation rebuilds and runs the tests in a debug build
-# (where the explorer also checks every property's declaration of what it observes), in
+# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) and the pinned
+# verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
+# caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
+# mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
+# also checks every property's declaration of what it observes), without LTO, in
 # target/mutants; the last run's output is target/reduction-mutant.log.
 #
 #   bash bench/reduction-mutants.sh
@@ -44,9 +45,12 @@ path, old, new = sys.argv[1:]
 text = open(path).read()
 open(path, "w").write(text.replace(old, new, 1))
 PY
-  if (export CARGO_TARGET_DIR=target/mutants
-    cargo test -p lockcheck-sim --test reduction_proviso &&
-      cargo test --test reduction_differential) >target/reduction-mutant.log 2>&1; then
+  if (export CARGO_TARGET_DIR=target/mutants CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
+    CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
+    cargo test --release -p lockcheck-sim --test reduction_proviso &&
+      cargo test --release --test reduction_differential --test scenario_verdicts
+  ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"
   else
     echo "caught  $name"
