@@ -1,51 +1,21 @@
 //! The `lockcheck` binary driven as a user would: spawn it, read stdout, stderr, the exit
 //! code and the files it writes. Small scenarios only (debug builds in CI).
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use common::{json, lockcheck_within, workdir, Out};
+use std::path::Path;
+use std::time::Duration;
 
 fn lockcheck_in(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockcheck"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run lockcheck");
-    Out {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
-}
-
-/// A fresh folder for one test.
-fn workdir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    lockcheck_within(dir, args, Duration::from_secs(300))
 }
 
 fn repo(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(path)
-        .display()
-        .to_string()
+    common::repo(path).display().to_string()
 }
 
-fn json(out: &Out) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", out.stdout))
-}
-
-/// A bad-input failure: exit 2, one `error:` line naming what is wrong, no panic.
+/// Like `common::assert_bad_input`, but the parser's usage errors may add lines of help.
 fn assert_bad_input(out: &Out, expected: &[&str]) {
     assert_eq!(
         out.code, 2,

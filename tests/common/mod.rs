@@ -79,8 +79,15 @@ pub fn assert_bad_input(out: &Out, expected: &[&str]) {
     );
     assert!(out.stderr.starts_with("error:"), "stderr: {}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(!out.stderr.contains("backtrace"), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     for e in expected {
         assert!(out.stderr.contains(e), "`{e}` not in: {}", out.stderr);
     }
+}
+
+/// The one JSON object a `--json` command printed.
+pub fn json(out: &Out) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", out.stdout))
 }
