@@ -186,7 +186,7 @@ fn next_event<A: HostedActor>(
     Some(WorldAction::Deliver {
         from: envelope.from,
         to: p,
-        msg: envelope.msg,
+        msg: Arc::new(envelope.msg),
     })
 }
 

@@ -221,7 +221,7 @@ impl<A: HostedActor> Run<A> {
         };
         match &event {
             WorldAction::Deliver { from, msg, .. } => {
-                actor.on_message(state, *from, msg.clone(), &mut ctx)
+                actor.on_message(state, *from, A::Msg::clone(msg), &mut ctx)
             }
             WorldAction::Fire { timer, .. } => actor.on_timer(state, timer.clone(), &mut ctx),
             _ => unreachable!("only deliveries and timers are handled by processes"),

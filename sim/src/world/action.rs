@@ -1,6 +1,7 @@
 //! The actions of a world: events that are due, choices the network needs, and faults.
 
 use super::actor::{CrashKind, ProcessId};
+use std::sync::Arc;
 
 /// One enabled choice in a world.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -9,7 +10,8 @@ pub enum WorldAction<M, T> {
     Deliver {
         from: ProcessId,
         to: ProcessId,
-        msg: M,
+        /// The message in flight itself, shared (see [`super::network::InFlight::msg`]).
+        msg: Arc<M>,
     },
     /// Fire a running process's earliest due timer.
     Fire { process: ProcessId, timer: T },

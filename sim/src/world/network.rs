@@ -8,6 +8,7 @@
 //! when it begins and those sent while it lasts.
 
 use super::actor::ProcessId;
+use std::sync::Arc;
 
 /// How one directed link behaves.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -122,7 +123,9 @@ impl Network {
 pub struct InFlight<M> {
     pub from: ProcessId,
     pub to: ProcessId,
-    pub msg: M,
+    /// Shared with the states it was copied into and with the `Deliver` actions that name
+    /// it: copying a state or enumerating its deliveries copies no message body.
+    pub msg: Arc<M>,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
 }
@@ -132,5 +135,5 @@ pub struct InFlight<M> {
 pub struct Unrouted<M> {
     pub from: ProcessId,
     pub to: ProcessId,
-    pub msg: M,
+    pub msg: Arc<M>,
 }

@@ -17,6 +17,7 @@ use super::clock::{add_step, later};
 use super::network::{InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
+use std::sync::Arc;
 
 type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
 
@@ -286,7 +287,7 @@ impl<A: Actor> World<A> {
         }
     }
 
-    fn deliver(&self, state: &mut StateOf<A>, from: ProcessId, to: ProcessId, msg: &A::Msg) {
+    fn deliver(&self, state: &mut StateOf<A>, from: ProcessId, to: ProcessId, msg: &Arc<A::Msg>) {
         let now = state.now_ms;
         let i = state
             .in_flight
@@ -294,8 +295,9 @@ impl<A: Actor> World<A> {
             .position(|m| m.from == from && m.to == to && &m.msg == msg && m.due_ms <= now)
             .expect("internal bug: delivering a message that is not due");
         let m = state.in_flight.remove(i);
+        let msg = Arc::unwrap_or_clone(m.msg);
         self.run_handler(state, to, |actor, s, ctx| {
-            actor.on_message(s, from, m.msg, ctx)
+            actor.on_message(s, from, msg, ctx)
         });
     }
 
@@ -381,7 +383,11 @@ impl<A: Actor> World<A> {
                 to < state.procs.len(),
                 "process {p} sent to unknown process {to}"
             );
-            let m = Unrouted { from: p, to, msg };
+            let m = Unrouted {
+                from: p,
+                to,
+                msg: Arc::new(msg),
+            };
             let link = self.network.link(p, to);
             let losses_left = state.faults_used.losses < self.faults.max_losses;
             if link.is_choice(losses_left) {
