@@ -126,6 +126,9 @@ pub struct InFlight<M> {
     /// Shared with the states it was copied into and with the `Deliver` actions that name
     /// it: copying a state or enumerating its deliveries copies no message body.
     pub msg: Arc<M>,
+    /// The message's own fingerprint hash, computed once when it is put on the wire: a
+    /// function of `msg` alone, so states fingerprint it without rehashing the body.
+    pub msg_hash: u64,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
 }

@@ -190,7 +190,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             h.write_usize(m.from);
             h.write_usize(m.to);
             h.write_u64(rel(m.due_ms));
-            m.msg.hash(h);
+            h.write_u64(m.msg_hash);
         }
         self.unrouted.hash(h);
         self.undecided_timers.hash(h);
