@@ -3,14 +3,15 @@
 //! values the flip may still lie.
 
 use super::grid::{point, Found};
-use super::input::{load_scenario, InputError};
 use super::search::Limits;
 use super::{human, vary, BoundaryArgs, CliError, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
 use crate::interrupt;
 use crate::report::heatmap::Verdict;
+use crate::scenario::file::load_scenario;
 use crate::scenario::{duration, Scenario};
+use crate::InputError;
 use serde_json::json;
 
 /// Why a bisection stopped before its answer.

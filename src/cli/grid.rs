@@ -5,12 +5,12 @@
 //! stops the grid at the point it reaches: a sweep reports the points done, a bisection the
 //! interval it had narrowed the flip to, and the command exits with the interrupt's code.
 
-use super::input::InputError;
 use super::search::{run_check, Limits};
 use super::vary;
 use crate::check::Mode;
 use crate::report::heatmap::Verdict;
 use crate::scenario::Scenario;
+use crate::InputError;
 use lockcheck_sim::Outcome;
 
 /// What the check at one point found.

@@ -10,7 +10,6 @@ mod check;
 mod error;
 mod explain;
 mod grid;
-pub mod input;
 mod loaded;
 mod replay;
 mod scenarios;

@@ -1,11 +1,12 @@
 //! `shrink`: a smaller trace that still violates the same oracle, saved with the command that
 //! replays it.
 
-use super::input::{InputError, SavedTrace};
 use super::loaded::{load_run, Loaded};
-use super::words::{faults_in, plural, quote, stem};
+use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_VIOLATION};
 use crate::report::timeline;
+use crate::saved::save_violation;
+use crate::InputError;
 use lockcheck_sim::{shrink, ShrinkOptions, Trace};
 use serde_json::json;
 use std::path::PathBuf;
@@ -42,20 +43,18 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.shrunk.json", stem(&a.trace))));
-    SavedTrace::new(&saved.scenario, trace)
-        .save(&out)
-        .map_err(|e| CliError::write(&out, &e))?;
+    let written =
+        save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e))?;
     let entries = timeline::entries(&world, &small);
     let text = format!(
-        "shrunk {} ({}, {}) to {}, {}; still violates {property}\n{}\nsmaller trace saved to {}\nreplay it with: lockcheck replay {}\n",
+        "shrunk {} ({}, {}) to {}, {}; still violates {property}\n{}\nsmaller {}",
         a.trace,
         plural(path.steps.len(), "step"),
         plural(faults_in(&world, &path), "fault"),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
         timeline::text(&entries, Some(&property)),
-        out.display(),
-        quote(&out),
+        written.note(),
     );
     let j = json!({
         "command": "shrink",

@@ -3,14 +3,15 @@
 //! points done are reported.
 
 use super::grid::{point, with_values, Found};
-use super::input::{load_scenario, InputError};
 use super::search::Limits;
 use super::{vary, CliError, Output, SweepArgs};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
 use crate::interrupt;
 use crate::report::heatmap::{Cell, Sweep, Verdict};
+use crate::scenario::file::load_scenario;
 use crate::scenario::Scenario;
+use crate::InputError;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::Path;

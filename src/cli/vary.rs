@@ -7,8 +7,8 @@
 //! names fields as errors do, with `[*]` for every element: `clients[*].protocol.retry_ms`,
 //! `faults.pauses[0].durations_ms`. A list field is set to the one value.
 
-use super::input::InputError;
 use crate::scenario::{duration, Scenario};
+use crate::InputError;
 use serde_json::Value;
 
 /// One varied parameter and its values (ms).

@@ -1,5 +1,5 @@
-//! Words the commands share: durations for people, counts with their plural, a path quoted
-//! for the shell, an oracle's meaning, a trace file's stem.
+//! Words the commands share: durations for people, counts with their plural, an oracle's
+//! meaning, a trace file's stem.
 
 use crate::oracles::RedisWorld;
 use crate::scenario::duration;
@@ -39,17 +39,6 @@ pub(super) fn faults_in(world: &RedisWorld, path: &Path<RedisWorld>) -> usize {
         .iter()
         .filter(|s| world.is_fault(&s.action))
         .count()
-}
-
-pub(super) fn quote(path: &std::path::Path) -> String {
-    let s = path.display().to_string();
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
-    {
-        s
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// `x.trace.json` -> `x`: the name derived output files start from.

@@ -13,6 +13,7 @@ pub mod builtin_redlock;
 pub mod checks;
 pub mod detection;
 pub mod duration;
+pub mod file;
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::redlock::Dispatch;
