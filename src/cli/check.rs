@@ -8,7 +8,7 @@
 
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
 use super::stats;
-use super::words::{faults_in, oracle_meaning, plural};
+use super::words::{faults_in, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::{Checked, Mode};
@@ -123,8 +123,8 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         .unwrap_or_else(|| default_trace_path(&scenario));
     let saved = save_violation(&scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
     text.push_str(&format!(
-        "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}):\n{}\n{}",
-        oracle_meaning(oracle),
+        "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}):\n{}\n{}",
+        meaning_of(&scenario, oracle),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),

@@ -1,7 +1,7 @@
 //! `explain`: a saved trace drawn as a swimlane chart, as self-contained HTML or SVG.
 
 use super::loaded::{load_run, Loaded};
-use super::words::{oracle_meaning, plural, stem};
+use super::words::{meaning_of, plural, stem};
 use super::{CliError, ExplainArgs, Format, Output, EXIT_OK};
 use crate::report::{swimlane, timeline};
 use serde_json::json;
@@ -28,7 +28,7 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
         "{}{}",
         saved.scenario.description,
         violated
-            .map(|o| format!(" | {o} violated: {}", oracle_meaning(o)))
+            .map(|o| format!(" | {o} violated{}", meaning_of(&saved.scenario, o)))
             .unwrap_or_default()
     );
     let chart = swimlane::chart(&world, &path, &saved.scenario.name, &subtitle, violated);

@@ -24,7 +24,7 @@ pub use args::*;
 pub use error::{CliError, ErrorKind, EXIT_BAD_INPUT, EXIT_IO};
 pub use search::Limits;
 use serde_json::Value;
-pub use words::{human, oracle_meaning};
+pub use words::human;
 
 /// The exit codes, as `--help` prints them.
 pub const EXIT_CODES: &str = "Exit codes:

@@ -2,7 +2,7 @@
 //! reproduces.
 
 use super::loaded::{load_run, Loaded};
-use super::words::oracle_meaning;
+use super::words::meaning_of;
 use super::{CliError, Output, ReplayArgs, EXIT_OK, EXIT_VIOLATION};
 use crate::report::timeline;
 use serde_json::json;
@@ -38,8 +38,8 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
     let reproduced = recorded.is_some_and(|p| violated.contains(&p));
     text.push_str(&match (first, recorded) {
         (Some(_), Some(p)) if reproduced => format!(
-            "verdict: VIOLATION of {p} reproduced: {}\n",
-            oracle_meaning(p)
+            "verdict: VIOLATION of {p} reproduced{}\n",
+            meaning_of(&saved.scenario, p)
         ),
         (Some(o), _) => format!("verdict: VIOLATION of {o}\n"),
         (None, Some(p)) => {

@@ -118,26 +118,19 @@ fn set_path(value: &mut Value, path: &[&str], ms: u64) -> usize {
 pub fn apply(scenario: &Scenario, name: &str, ms: u64) -> Result<Scenario, InputError> {
     let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
     let changed = match name {
-        "ttl" => {
-            let mut n = 0;
-            if let Some(clients) = value.get_mut("clients").and_then(Value::as_array_mut) {
-                for c in clients {
-                    let Some(p) = c.get_mut("protocol").and_then(Value::as_object_mut) else {
-                        continue;
-                    };
-                    let field = if p.contains_key("ttl_ms") {
-                        "ttl_ms"
-                    } else if p.get("lease_ms").is_some_and(|l| !l.is_null()) {
-                        "lease_ms"
-                    } else {
-                        "watchdog_timeout_ms"
-                    };
-                    p.insert(field.into(), Value::from(ms));
-                    n += 1;
-                }
-            }
-            n
-        }
+        "ttl" => scenario
+            .clients
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let field = format!("clients[{i}]");
+                set_path(
+                    &mut value,
+                    &[&field, "protocol", c.protocol.ttl_field()],
+                    ms,
+                )
+            })
+            .sum(),
         "pause" => set_path(&mut value, &["faults", "pauses[*]", "durations_ms"], ms),
         "work" => set_path(&mut value, &["clients[*]", "workload", "work_ms"], ms),
         "delay" => set_path(&mut value, &["network", "delays_ms"], ms),

@@ -1,21 +1,17 @@
-//! Words the commands share: durations for people, counts with their plural, an oracle's
-//! meaning, a trace file's stem.
+//! Words the commands share: durations for people, counts with their plural, an oracle
+//! with its meaning, a trace file's stem.
 
 use crate::oracles::RedisWorld;
-use crate::scenario::duration;
+use crate::scenario::{duration, Scenario};
 use lockcheck_sim::{Model, Path};
 
-/// A short explanation of an oracle.
-pub fn oracle_meaning(name: &str) -> &'static str {
-    match name {
-        "me-lock" => "two clients believed they held the same lock at the same time",
-        "me-resource" => "the protected account accepted a stale holder's write (lost update or duplicate debit)",
-        "liveness" => "a lock stayed unavailable longer than the bound after its holder crashed or was cut off",
-        "detector-false-positive" => "a detector reported a deadlock cycle that did not exist in the true wait-for graph at report time",
-        "detector-false-negative" => "a real deadlock cycle persisted longer than the bound without being reported",
-        "deadlock-liveness" => "a real deadlock was not resolved within the bound",
-        _ => "the oracle's condition failed",
-    }
+/// `: what its violation means`, from the scenario's definition of the oracle `name`
+/// (nothing if the scenario has no such oracle).
+pub(super) fn meaning_of(scenario: &Scenario, name: &str) -> String {
+    scenario
+        .oracle(name)
+        .map(|o| format!(": {}", o.meaning))
+        .unwrap_or_default()
 }
 
 /// `20001` -> `20.001 s`, `200` -> `200 ms`.
