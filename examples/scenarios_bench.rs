@@ -6,7 +6,7 @@
 //! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME|FILE...]`
 
 use lockcheck::check::{check_with, Mode};
-use lockcheck::cli::input::load_scenario;
+use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::SystemWallClock;
 use lockcheck_sim::{Outcome, Reductions};

@@ -7,10 +7,12 @@
 
 pub mod check;
 pub mod cli;
+pub mod input_error;
 pub mod interrupt;
 pub mod memory;
 pub mod oracles;
 pub mod report;
+pub mod saved;
 pub mod scenario;
 #[cfg(feature = "proptest")]
 pub mod testing;
@@ -18,6 +20,7 @@ pub mod text;
 pub mod wait_for;
 pub mod wall_clock;
 
+pub use input_error::InputError;
 pub use lockcheck_model as model;
 pub use lockcheck_sim as sim;
 pub use wall_clock::SystemWallClock;

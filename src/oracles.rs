@@ -206,46 +206,39 @@ fn failed_renewals_digest(world: &RedisWorld, state: &WorldState) -> u64 {
 }
 
 /// ME-lock as an `always` property. It reads the clients' beliefs only.
-pub fn me_lock() -> Property<RedisWorld> {
-    Property::always("me-lock", |w, s| !two_holders(w, s))
-        .observing_digest(on_a_client, beliefs_digest)
+pub fn me_lock(name: &str) -> Property<RedisWorld> {
+    Property::always(name, |w, s| !two_holders(w, s)).observing_digest(on_a_client, beliefs_digest)
 }
 
 /// ME-resource as an `always` property. It reads the account only.
-pub fn me_resource() -> Property<RedisWorld> {
-    Property::always("me-resource", |_, s| !resource_damaged(s))
+pub fn me_resource(name: &str) -> Property<RedisWorld> {
+    Property::always(name, |_, s| !resource_damaged(s))
         .observing_digest(on_the_account, |_, s| resource_damaged(s) as u64)
 }
 
 /// Liveness: a crashed holder's lock becomes acquirable within `bound_ms`.
-pub fn liveness(bound_ms: u64) -> Property<RedisWorld> {
-    Property::leads_to_within(
-        "liveness",
-        bound_ms,
-        crashed_holder_blocks,
-        locks_acquirable,
-    )
+pub fn liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+    Property::leads_to_within(name, bound_ms, crashed_holder_blocks, locks_acquirable)
 }
 
 /// Witness: a pause overlapped a holding period (a client's pause and beliefs).
-pub fn pause_while_holding() -> Property<RedisWorld> {
-    Property::sometimes("pause-while-holding", paused_while_holding)
+pub fn pause_while_holding(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, paused_while_holding)
         .observing_digest(on_a_client, paused_holders_digest)
 }
 
 /// Witness: a renewal failed (a client's state).
-pub fn renewal_failure() -> Property<RedisWorld> {
-    Property::sometimes("renewal-failed", renewal_failed)
-        .observing_digest(on_a_client, failed_renewals_digest)
+pub fn renewal_failure(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, renewal_failed).observing_digest(on_a_client, failed_renewals_digest)
 }
 
 /// Witness: a client crashed or was cut off while its lock was stored.
-pub fn holder_crashed() -> Property<RedisWorld> {
-    Property::sometimes("holder-crashed", crashed_holder_blocks)
+pub fn holder_crashed(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, crashed_holder_blocks)
 }
 
 /// Witness: two clients believed they held the same lock at once (the lock was broken, which
 /// a fenced resource must survive).
-pub fn lock_overlap() -> Property<RedisWorld> {
-    Property::sometimes("lock-overlap", two_holders).observing_digest(on_a_client, beliefs_digest)
+pub fn lock_overlap(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, two_holders).observing_digest(on_a_client, beliefs_digest)
 }

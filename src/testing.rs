@@ -21,11 +21,12 @@
 //! to drop the dependency.
 
 use crate::check::{check_with, Checked, Mode};
-use crate::cli::input::SavedTrace;
-pub use crate::cli::input::{load_scenario, scenario_from_toml, InputError};
 use crate::report::timeline;
+use crate::saved::{save_violation_in_trace_dir, SavedViolation};
 use crate::scenario::builtin;
+pub use crate::scenario::file::{load_scenario, scenario_from_toml};
 use crate::scenario::*;
+pub use crate::InputError;
 use crate::SystemWallClock;
 use lockcheck_sim::{Outcome, Trace};
 use proptest::prelude::*;
@@ -68,7 +69,7 @@ fn run(scenario: &Scenario, mode: Mode) -> Run {
     }
 }
 
-pub use crate::cli::input::trace_dir;
+pub use crate::saved::trace_dir;
 
 impl Run {
     /// The oracle that fired first, if any.
@@ -90,17 +91,19 @@ impl Run {
 
     /// Saves the counterexample as a trace that `lockcheck replay` reads; returns its path.
     pub fn save_trace(&self) -> Option<PathBuf> {
+        self.save_violation().map(|s| s.file)
+    }
+
+    /// The counterexample saved in [`trace_dir`], with the command that replays it.
+    fn save_violation(&self) -> Option<SavedViolation> {
         let (oracle, path) = self.checked.report.first_violation()?;
         let trace = Trace::from_path(&self.checked.world, path, Some(oracle));
-        let dir = trace_dir();
-        std::fs::create_dir_all(&dir).ok()?;
-        let file = dir.join(format!(
+        let name = format!(
             "{}-{}.trace.json",
             self.scenario.name,
             &trace.model_hash[..8]
-        ));
-        SavedTrace::new(&self.scenario, trace).save(&file).ok()?;
-        Some(file)
+        );
+        save_violation_in_trace_dir(&self.scenario, trace, &name).ok()
     }
 
     fn failure(&self, what: &str) -> String {
@@ -109,12 +112,8 @@ impl Run {
             msg.push_str("counterexample:\n");
             msg.push_str(&t);
         }
-        if let Some(file) = self.save_trace() {
-            msg.push_str(&format!(
-                "trace saved to {}\nreplay it with: lockcheck replay {}\n",
-                file.display(),
-                file.display()
-            ));
+        if let Some(saved) = self.save_violation() {
+            msg.push_str(&saved.note());
         }
         msg
     }

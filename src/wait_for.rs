@@ -102,30 +102,28 @@ pub fn false_report(world: &RedisWorld, state: &WorldState) -> bool {
 }
 
 /// False positive: every report names a true cycle at report time.
-pub fn false_positive() -> Property<RedisWorld> {
-    Property::always("detector-false-positive", |w, s| !false_report(w, s))
+pub fn false_positive(name: &str) -> Property<RedisWorld> {
+    Property::always(name, |w, s| !false_report(w, s))
 }
 
 /// False negative: a deadlock is reported (or gone) within `bound_ms`.
-pub fn false_negative(bound_ms: u64) -> Property<RedisWorld> {
-    Property::leads_to_within("detector-false-negative", bound_ms, deadlocked, |w, s| {
+pub fn false_negative(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+    Property::leads_to_within(name, bound_ms, deadlocked, |w, s| {
         !deadlocked(w, s) || !reports(s).is_empty()
     })
 }
 
 /// Liveness of a deadlock: it is gone within `bound_ms`.
-pub fn deadlock_liveness(bound_ms: u64) -> Property<RedisWorld> {
-    Property::leads_to_within("deadlock-liveness", bound_ms, deadlocked, |w, s| {
-        !deadlocked(w, s)
-    })
+pub fn deadlock_liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+    Property::leads_to_within(name, bound_ms, deadlocked, |w, s| !deadlocked(w, s))
 }
 
 /// Witness: a deadlock formed.
-pub fn deadlock_formed() -> Property<RedisWorld> {
-    Property::sometimes("deadlock-formed", deadlocked)
+pub fn deadlock_formed(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, deadlocked)
 }
 
 /// Witness: a detector reported a cycle.
-pub fn detector_reported() -> Property<RedisWorld> {
-    Property::sometimes("detector-reported", |_, s| !reports(s).is_empty())
+pub fn detector_reported(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, |_, s| !reports(s).is_empty())
 }

@@ -9,9 +9,9 @@
 //! on what both searches settled, and the test requires most scenarios to be compared whole.
 
 use lockcheck::check::Checked;
-use lockcheck::cli::input::scenario_from_json;
 use lockcheck::model::process::ProcessState;
 use lockcheck::oracles::{self, RedisWorld};
+use lockcheck::scenario::file::scenario_from_json;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::testing::fault_envelope;
 use lockcheck_sim::world::ProcessId;

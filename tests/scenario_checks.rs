@@ -2,7 +2,8 @@
 //! with the field named (one test per case). Each case edits the example
 //! `scenarios/pause-past-lease.toml`, which itself loads.
 
-use lockcheck::cli::input::{scenario_from_json, scenario_from_toml, InputError};
+use lockcheck::scenario::file::{scenario_from_json, scenario_from_toml};
+use lockcheck::InputError;
 
 fn example() -> String {
     let path = concat!(

@@ -4,7 +4,7 @@
 use crate::batch::{for_each_run, run_batch, Batch, Until};
 use crate::report::RunReport;
 use crate::run::RunOptions;
-use lockcheck::cli::input::{trace_dir, SavedTrace};
+use lockcheck::saved::{save_violation, trace_dir, SavedViolation};
 use lockcheck::scenario::build::ScenarioError;
 use lockcheck::scenario::Scenario;
 use std::future::Future;
@@ -179,24 +179,27 @@ pub fn save_trace(scenario: &Scenario, run: &RunReport) -> Result<PathBuf, Strin
 
 /// [`save_trace`] into `dir`.
 pub fn save_trace_in(dir: &Path, scenario: &Scenario, run: &RunReport) -> Result<PathBuf, String> {
+    save_in(dir, scenario, run).map(|saved| saved.file)
+}
+
+/// The run's trace saved in `dir`, with the command that replays it.
+fn save_in(dir: &Path, scenario: &Scenario, run: &RunReport) -> Result<SavedViolation, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let file = dir.join(format!(
         "{}-madsim-seed-{}-run-{}.trace.json",
         scenario.name, run.seed, run.run
     ));
-    SavedTrace::new(scenario, run.trace.clone())
-        .save(&file)
-        .map_err(|e| e.to_string())?;
-    Ok(file)
+    save_violation(scenario, run.trace.clone(), &file)
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))
 }
 
 /// Where the run's trace went, and how to see it in lockcheck's own simulator.
 fn trace_note(scenario: &Scenario, run: &RunReport) -> String {
-    match save_trace(scenario, run) {
-        Ok(file) => format!(
-            "trace saved to {0}
-the same run in lockcheck's kernel: lockcheck replay {0} (or explain, for a picture)",
-            file.display()
+    match save_in(&trace_dir(), scenario, run) {
+        Ok(saved) => format!(
+            "trace saved to {}\nthe same run in lockcheck's kernel: {} (or explain, for a picture)",
+            saved.file.display(),
+            saved.replay_command
         ),
         Err(e) => format!("the trace could not be saved: {e}"),
     }

@@ -201,7 +201,7 @@ fn a_saved_madsim_trace_loads_and_replays_in_the_kernel() {
     let run = batch.violation_of("me-lock").expect("madsim finds it");
     let dir = std::env::temp_dir().join(format!("lockcheck-madsim-{}", std::process::id()));
     let file = lockcheck_madsim::scenario::save_trace_in(&dir, &scenario, run).unwrap();
-    let saved = lockcheck::cli::input::load_trace(file.to_str().unwrap()).unwrap();
+    let saved = lockcheck::saved::load_trace(file.to_str().unwrap()).unwrap();
     assert_eq!(saved.scenario, scenario);
     let world = saved.scenario.build().unwrap();
     let replayed = lockcheck_sim::replay(&world, &saved.trace).unwrap();

@@ -1,12 +1,14 @@
-//! lockcheck-model: Redis nodes, Sentinel, lock-client protocols, the protected resource and
-//! (to come) the deadlock detector, as sans-IO actors for the `lockcheck-sim` world.
+//! lockcheck-model: Redis nodes, Sentinel, lock-client protocols, the protected resource,
+//! the lock service and the deadlock detector, as sans-IO actors for the `lockcheck-sim`
+//! world.
 //!
 //! - [`redis`], one node's keyspace and commands as a pure function, checked against a real
 //!   `redis-server`;
 //! - [`node`], the Redis node actor (clients, replication, failover, persistence);
 //! - [`sentinel`], failover;
 //! - [`scripted`], a client that sends a fixed script of commands (for tests);
-//! - [`lock`], lock clients and their protocols (single node, Redlock, Redisson);
+//! - [`lock`], lock clients and their protocols (single node, Redlock, Redisson), seed 000's
+//!   lock service around a client and the deadlock detector;
 //! - [`resource`], the protected account and a linearizable token service;
 //! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world.
 

@@ -2,6 +2,9 @@
 //! replica fed only with what the model's master propagated: READONLY, an expired key hidden
 //! but kept on the replica until the master's DEL, and a lock script on a replica.
 
+// Talks to a real Redis server, in real time: the wall clock is the point here.
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use lockcheck_model::redis::{Command, Keyspace, LockScript, Reply, Role, ScriptKind};

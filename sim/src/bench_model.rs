@@ -1,5 +1,5 @@
-//! The benchmark model "pausable-lock" (`/work/shared/bench/pausable-lock.md`), written over
-//! the generic [`Model`] trait.
+//! The benchmark model "pausable-lock", written over the generic [`Model`] trait (the same
+//! system in Promela is `bench/compare/spin/pausable_lock.pml`).
 //!
 //! The idea: a tiny, exactly specified transition system that several model checkers can
 //! explore, so that their speed is compared on the *same* reachable state space. N clients

@@ -151,18 +151,19 @@ impl<M: Model> Checker<M> {
     }
 
     /// Folds open obligations (as time remaining) into a state's fingerprint. Call it after
-    /// `update_obligations`, so that every open deadline lies at or after `vt_ms`.
+    /// `update_obligations`, so that every open deadline lies at or after `vt_ms` (asserted:
+    /// an earlier one would be an obligation that should have fired).
     pub fn fold(fp: Fingerprint, obligations: &Option<Box<[u64]>>, vt_ms: u64) -> Fingerprint {
         match obligations {
             None => fp,
             Some(deadlines) => {
                 let mut h = FpHasher::new();
                 for &d in deadlines.iter() {
-                    h.write_u64(if d == CLOSED {
-                        CLOSED
-                    } else {
-                        d.saturating_sub(vt_ms)
-                    });
+                    assert!(
+                        d == CLOSED || d >= vt_ms,
+                        "internal bug: an obligation due at {d} ms is still open at {vt_ms} ms"
+                    );
+                    h.write_u64(if d == CLOSED { CLOSED } else { d - vt_ms });
                 }
                 combine(fp, h.finish())
             }

@@ -274,6 +274,11 @@ impl<M: Model> Run<'_, M> {
                     return Ok(Outcome::Interrupted);
                 }
                 self.stats.expanded_states += 1;
+                assert!(
+                    (entry.node as usize) < self.log.len(),
+                    "internal bug: a frontier entry's path-log node {} was never recorded",
+                    entry.node
+                );
                 if let Step::Stop(o) =
                     self.expand(entry, frontier, options, &mut enabled, &mut selected)?
                 {

@@ -4,6 +4,9 @@
 //! actions) that led to it; roots record the index of their initial state. A counterexample
 //! is rebuilt by walking parents back to the root and re-executing those action indices,
 //! which is why `Model::actions` must enumerate in a deterministic order.
+//!
+//! Assertions marked "internal bug" state the log's invariants: a parent is recorded before
+//! its children, only the node just recorded is ever forgotten, a node asked about exists.
 
 use crate::model::Model;
 use crate::report::{Path, Step};
@@ -34,17 +37,24 @@ impl PathLog {
             choice <= u16::MAX as usize,
             "a state has more than 65,535 enabled actions; the path log stores choices as u16"
         );
+        assert!(
+            parent == ROOT || (parent as usize) < node,
+            "internal bug: path-log node {node} names parent {parent}, which is not recorded"
+        );
         self.parents.push(parent);
         self.choices.push(choice as u16);
         node as u32
     }
 
-    /// Forgets `node` again if it is the last one recorded (its state was a duplicate).
+    /// Forgets `node`, the last one recorded, again (its state was a duplicate).
     pub fn pop_unused(&mut self, node: u32) {
-        if node as usize + 1 == self.parents.len() {
-            self.parents.pop();
-            self.choices.pop();
-        }
+        assert_eq!(
+            node as usize + 1,
+            self.parents.len(),
+            "internal bug: only the path-log node just recorded can be forgotten"
+        );
+        self.parents.pop();
+        self.choices.pop();
     }
 
     pub fn len(&self) -> usize {
@@ -66,6 +76,11 @@ impl PathLog {
 
     /// The initial-state index and the action choices from the root to `node`.
     pub fn choices_to(&self, node: u32) -> (usize, Vec<usize>) {
+        assert!(
+            (node as usize) < self.parents.len(),
+            "internal bug: path-log node {node} was never recorded ({} are)",
+            self.parents.len()
+        );
         let mut choices = Vec::new();
         let mut n = node;
         loop {
@@ -101,6 +116,11 @@ pub fn rebuild_path<M: Model>(
     for &choice in choices {
         enabled.clear();
         model.actions(&state, &mut enabled);
+        assert!(
+            choice < enabled.len(),
+            "internal bug: recorded choice {choice} of {} enabled actions (Model::actions must enumerate deterministically)",
+            enabled.len()
+        );
         let action = enabled[choice].clone();
         let label = model.label(&state, &action);
         state = model
@@ -114,5 +134,39 @@ pub fn rebuild_path<M: Model>(
         init,
         steps,
         states,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_are_walked_back_to_the_root() {
+        let mut log = PathLog::default();
+        let root = log.push_root(2);
+        let a = log.push(root, 5);
+        let b = log.push(a, 0);
+        assert_eq!(log.choices_to(b), (2, vec![5, 0]));
+        let dup = log.push(a, 1);
+        log.pop_unused(dup);
+        assert_eq!(log.len(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "internal bug: only the path-log node just recorded")]
+    fn forgetting_a_node_that_is_not_the_last_is_a_bug() {
+        let mut log = PathLog::default();
+        let root = log.push_root(0);
+        log.push(root, 0);
+        log.pop_unused(root);
+    }
+
+    #[test]
+    #[should_panic(expected = "internal bug: path-log node 1 names parent 7")]
+    fn a_parent_must_be_recorded_first() {
+        let mut log = PathLog::default();
+        log.push_root(0);
+        log.push(7, 0);
     }
 }

@@ -5,6 +5,9 @@
 //! zero meaning empty. Linear probing keeps lookups in one or two cache lines. The table
 //! doubles in place when it is 3/4 full, so it holds between 10.7 and 21.3 bytes per state,
 //! with no transient second table.
+//!
+//! Assertions marked "internal bug" state the table's invariants: a power-of-two size
+//! (the mask), and a growth that keeps every fingerprint.
 
 use crate::fingerprint::Fingerprint;
 
@@ -33,6 +36,10 @@ impl VisitedSet {
         let slots = (states.saturating_mul(4) / 3 + 1)
             .next_power_of_two()
             .max(MIN_CAPACITY);
+        assert!(
+            slots.is_power_of_two(),
+            "internal bug: the table's size must be a power of two (its mask)"
+        );
         VisitedSet {
             slots: vec![0; slots],
             len: 0,
@@ -146,11 +153,13 @@ impl VisitedSet {
             .position(|&fp| fp == 0)
             .expect("the table is never full");
         let mut wrapped = Vec::new();
+        let mut moved = 0;
         for i in (gap + 1..old).chain(0..gap) {
             let fp = std::mem::take(&mut self.slots[i]);
             if fp == 0 {
                 continue;
             }
+            moved += 1;
             let mut j = (fp as usize) & mask;
             loop {
                 if self.slots[j] == 0 {
@@ -171,6 +180,10 @@ impl VisitedSet {
             }
             self.slots[j] = fp;
         }
+        assert_eq!(
+            moved, self.len,
+            "internal bug: growing the visited set met another number of fingerprints than it holds"
+        );
     }
 }
 

@@ -6,14 +6,16 @@
 //! the statistics so far are printed, and the exit code is the limit's (3) or the signal's
 //! (130, 143).
 
-use super::input::{load_scenario, InputError, SavedTrace};
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
 use super::stats;
-use super::{faults_in, oracle_meaning, plural, quote, CheckArgs, Limits, Output};
+use super::words::{faults_in, meaning_of, plural};
+use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::{Checked, Mode};
 use crate::interrupt;
 use crate::report::{seconds, timeline};
+use crate::saved::save_violation;
+use crate::scenario::file::load_scenario;
 use crate::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::json;
@@ -34,7 +36,7 @@ fn default_trace_path(scenario: &Scenario) -> PathBuf {
     PathBuf::from(format!("{safe}.trace.json"))
 }
 
-pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputError> {
+pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
     let scenario = load_scenario(&a.scenario)?;
     let mode = if a.random {
         Mode::Random {
@@ -119,22 +121,21 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputEr
         .output
         .clone()
         .unwrap_or_else(|| default_trace_path(&scenario));
-    SavedTrace::new(&scenario, trace).save(&file)?;
-    let replay_cmd = format!("lockcheck replay {}", quote(&file));
+    let saved = save_violation(&scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
     text.push_str(&format!(
-        "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}):\n{}\ntrace saved to {}\nreplay it with: {replay_cmd}\n",
-        oracle_meaning(oracle),
+        "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}):\n{}\n{}",
+        meaning_of(&scenario, oracle),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
-        file.display(),
+        saved.note(),
     ));
     j["verdict"] = json!("violated");
     j["oracle"] = json!(oracle);
     j["steps"] = json!(path.steps.len());
     j["timeline"] = json!(entries);
     j["trace_file"] = json!(file.display().to_string());
-    j["replay_command"] = json!(replay_cmd);
+    j["replay_command"] = json!(saved.replay_command);
     Ok(Output {
         text,
         json: j,

@@ -7,11 +7,11 @@
 //! report. It always watches the interrupt flag, so that Ctrl-C or SIGTERM ends it with
 //! outcome `interrupted` and its statistics (see [`crate::interrupt`]).
 
-use super::input::InputError;
 use crate::check::{check_with, Checked, Mode};
 use crate::oracles::RedisWorld;
 use crate::report::seconds;
 use crate::scenario::{duration, Scenario};
+use crate::InputError;
 use crate::{interrupt, memory, SystemWallClock};
 use clap::Args;
 use lockcheck_sim::{Limit, Outcome, Report};

@@ -4,14 +4,9 @@
 //! service, the clients, then shared deadlock detectors. Any reference to a missing name, a duplicate name or an
 //! impossible value is a [`ScenarioError`] naming the field, never a panic.
 
-use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, OracleSpec, ProtocolSpec, Scenario};
-use crate::oracles::{self, RedisWorld};
-use crate::wait_for;
-use lockcheck_model::lock::redisson::Redisson;
-use lockcheck_model::lock::redlock::Redlock;
-use lockcheck_model::lock::redlock::Watchdog;
-use lockcheck_model::lock::single::SingleNode;
-use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
+use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, Scenario};
+use crate::oracles::RedisWorld;
+use lockcheck_model::lock::{Fencing, LockClient, Workload};
 use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
 use lockcheck_model::resource::{Account, TokenService};
@@ -19,7 +14,6 @@ use lockcheck_model::sentinel::Sentinel;
 use lockcheck_sim::world::{
     CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId, ProcessSpec, World,
 };
-use lockcheck_sim::Property;
 use std::fmt;
 
 /// A scenario that cannot be built, with the field at fault.
@@ -107,7 +101,7 @@ impl Scenario {
         Ok(self
             .oracles
             .iter()
-            .fold(world, |w, o| w.with_property(oracle(o))))
+            .fold(world, |w, o| w.with_property(o.definition().property)))
     }
 
     /// Every process name, in process-id order; duplicates refused.
@@ -207,138 +201,6 @@ impl Scenario {
         })
     }
 
-    fn protocol(
-        &self,
-        p: &ProtocolSpec,
-        field: &str,
-        names: &Names,
-    ) -> Result<Protocol, ScenarioError> {
-        let redis_node = |name: &str, f: &str| -> Result<ProcessId, ScenarioError> {
-            let id = names.id(name, &format!("{field}.{f}"))?;
-            if id >= self.nodes.len() {
-                return Err(error(
-                    format!("{field}.{f}"),
-                    format!("`{name}` is not a Redis node"),
-                ));
-            }
-            Ok(id)
-        };
-        let positive_at = |v: u64, f: &str| positive(v, &format!("{field}.{f}"));
-        Ok(match p {
-            ProtocolSpec::Redlock {
-                nodes,
-                ttl_ms,
-                drift_ppm,
-                clock,
-                dispatch,
-                node_timeout_ms,
-                retry_ms,
-                acquire_timeout_ms,
-                watchdog,
-            } => {
-                let ids = nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| redis_node(n, &format!("nodes[{i}]")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if ids.is_empty() {
-                    return Err(error(
-                        format!("{field}.nodes"),
-                        "Redlock needs at least one node",
-                    ));
-                }
-                if retry_ms.is_empty() {
-                    return Err(error(
-                        format!("{field}.retry_ms"),
-                        "give at least one retry delay",
-                    ));
-                }
-                let mut r = Redlock::seed_000(ids);
-                r.ttl_ms = positive_at(*ttl_ms, "ttl_ms")?;
-                r.drift_ppm = *drift_ppm;
-                r.clock = *clock;
-                r.dispatch = *dispatch;
-                r.node_timeout_ms = positive_at(*node_timeout_ms, "node_timeout_ms")?;
-                r.retry_ms = retry_ms.clone();
-                r.acquire_timeout_ms = *acquire_timeout_ms;
-                r.watchdog = match watchdog {
-                    None => None,
-                    Some(w) => {
-                        if !(1..=4).contains(&w.tries) {
-                            return Err(error(format!("{field}.watchdog.tries"), "must be 1 to 4"));
-                        }
-                        Some(Watchdog {
-                            interval_permille: w.interval_permille,
-                            tries: w.tries,
-                            timeout_ms: positive_at(w.timeout_ms, "watchdog.timeout_ms")?,
-                            counts: w.counts,
-                        })
-                    }
-                };
-                Protocol::Redlock(r)
-            }
-            ProtocolSpec::Redisson {
-                node,
-                lease_ms,
-                watchdog_timeout_ms,
-                wait_ms,
-                generation,
-                request_timeout_ms,
-            } => {
-                let mut r = Redisson::lock(redis_node(node, "node")?)
-                    .with_watchdog_timeout_ms(positive_at(
-                        *watchdog_timeout_ms,
-                        "watchdog_timeout_ms",
-                    )?)
-                    .with_generation(*generation)
-                    .with_request_timeout_ms(positive_at(
-                        *request_timeout_ms,
-                        "request_timeout_ms",
-                    )?);
-                if let Some(lease) = lease_ms {
-                    r = r.with_lease_ms(positive_at(*lease, "lease_ms")?);
-                }
-                if let Some(wait) = wait_ms {
-                    r = r.with_wait_ms(*wait);
-                }
-                Protocol::Redisson(r)
-            }
-            ProtocolSpec::SingleNode {
-                node,
-                ttl_ms,
-                release,
-                retry_ms,
-                acquire_timeout_ms,
-                request_timeout_ms,
-                fencing_counter,
-                via_sentinel,
-            } => Protocol::SingleNode(SingleNode {
-                node: redis_node(node, "node")?,
-                ttl_ms: positive(*ttl_ms, &format!("{field}.ttl_ms"))?,
-                release: *release,
-                retry_ms: positive(*retry_ms, &format!("{field}.retry_ms"))?,
-                acquire_timeout_ms: *acquire_timeout_ms,
-                request_timeout_ms: positive(
-                    *request_timeout_ms,
-                    &format!("{field}.request_timeout_ms"),
-                )?,
-                fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
-                sentinel: match (via_sentinel, &self.sentinel) {
-                    (false, _) => None,
-                    (true, Some(_)) => {
-                        Some(names.id("sentinel", &format!("{field}.via_sentinel"))?)
-                    }
-                    (true, None) => {
-                        return Err(error(
-                            format!("{field}.via_sentinel"),
-                            "the scenario has no sentinel",
-                        ))
-                    }
-                },
-            }),
-        })
-    }
-
     fn network(&self, names: &Names) -> Result<Network, ScenarioError> {
         let n = &self.network;
         let link = |delays: &[u64], field: &str| {
@@ -366,7 +228,7 @@ impl Scenario {
     }
 }
 
-fn positive(v: u64, field: &str) -> Result<u64, ScenarioError> {
+pub(super) fn positive(v: u64, field: &str) -> Result<u64, ScenarioError> {
     if v == 0 {
         return Err(error(field, "must be greater than 0"));
     }
@@ -398,23 +260,6 @@ fn plain(name: &str, actor: Process) -> ProcessSpec<Process> {
         name: name.to_string(),
         actor,
         clock: Default::default(),
-    }
-}
-
-fn oracle(o: &OracleSpec) -> Property<RedisWorld> {
-    match o {
-        OracleSpec::MeLock => oracles::me_lock(),
-        OracleSpec::MeResource => oracles::me_resource(),
-        OracleSpec::Liveness { bound_ms } => oracles::liveness(*bound_ms),
-        OracleSpec::PauseWhileHolding => oracles::pause_while_holding(),
-        OracleSpec::RenewalFailed => oracles::renewal_failure(),
-        OracleSpec::HolderCrashed => oracles::holder_crashed(),
-        OracleSpec::LockOverlap => oracles::lock_overlap(),
-        OracleSpec::DetectorFalsePositive => wait_for::false_positive(),
-        OracleSpec::DetectorFalseNegative { bound_ms } => wait_for::false_negative(*bound_ms),
-        OracleSpec::DeadlockLiveness { bound_ms } => wait_for::deadlock_liveness(*bound_ms),
-        OracleSpec::DeadlockFormed => wait_for::deadlock_formed(),
-        OracleSpec::DetectorReported => wait_for::detector_reported(),
     }
 }
 

@@ -4,15 +4,9 @@
 use super::builtin::{account, base, client, node, walks};
 use super::*;
 
+/// Redisson's `lock()` as it ships (the 3.17 generation).
 fn redisson_3_17(node: &str) -> ProtocolSpec {
-    ProtocolSpec::Redisson {
-        node: node.into(),
-        lease_ms: None,
-        watchdog_timeout_ms: 30_000,
-        wait_ms: None,
-        generation: Generation::UpTo3_43,
-        request_timeout_ms: 3_000,
-    }
+    ProtocolSpec::redisson_lock(node)
 }
 
 /// Seed 003: Redisson 3.17.7's `lock()` with its watchdog (lease 30 s, renewed every 10 s on

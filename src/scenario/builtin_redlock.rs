@@ -9,22 +9,7 @@ const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "r
 
 /// Seed 000's Redlock with its watchdog as written.
 fn seed_redlock() -> ProtocolSpec {
-    ProtocolSpec::Redlock {
-        nodes: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
-        ttl_ms: 30_000,
-        drift_ppm: 10_000,
-        clock: ClockKind::Monotonic,
-        dispatch: Dispatch::Sequential,
-        node_timeout_ms: 2_000,
-        retry_ms: vec![500],
-        acquire_timeout_ms: Some(10_000),
-        watchdog: Some(WatchdogSpec {
-            interval_permille: 300,
-            tries: 3,
-            timeout_ms: 1_000,
-            counts: RenewCount::AnyAnswer,
-        }),
-    }
+    ProtocolSpec::seed_000_redlock(REDLOCK_NODES.iter().map(|n| n.to_string()).collect())
 }
 
 /// Seed 000's topology: five masters, three local, two remote at about 30 ms; P1 holds for

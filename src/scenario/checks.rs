@@ -24,7 +24,7 @@
 //! world and add properties of its own.
 
 use super::build::{error, ScenarioError};
-use super::{Expected, ExploreSpec, FaultsSpec, PartitionSpec, ProtocolSpec, Scenario};
+use super::{Expected, ExploreSpec, FaultsSpec, OracleSpec, PartitionSpec, ProtocolSpec, Scenario};
 use crate::text::clip;
 use serde_json::Value;
 
@@ -159,15 +159,8 @@ impl Scenario {
         let Expected::Violated { oracle } = &self.expect else {
             return Ok(());
         };
-        let names: Vec<String> = self
-            .oracles
-            .iter()
-            .map(|o| {
-                let form = serde_json::to_value(o).expect("an oracle always serialises");
-                form["kind"].as_str().unwrap_or_default().to_string()
-            })
-            .collect();
-        if !names.contains(oracle) {
+        let names: Vec<&str> = self.oracles.iter().map(OracleSpec::name).collect();
+        if !names.contains(&oracle.as_str()) {
             return Err(error(
                 "expect.oracle",
                 format!(

@@ -13,10 +13,14 @@ pub mod builtin_redlock;
 pub mod checks;
 pub mod detection;
 pub mod duration;
+pub mod file;
+mod oracle;
+mod protocol;
+
+pub use oracle::{Oracle, OracleSpec};
+pub use protocol::{ProtocolSpec, WatchdogSpec};
 
 use lockcheck_model::lock::redisson::Generation;
-use lockcheck_model::lock::redlock::Dispatch;
-use lockcheck_model::lock::redlock::RenewCount;
 use lockcheck_model::lock::single::Release;
 use lockcheck_model::lock::ClockKind;
 use lockcheck_model::node::Persistence;
@@ -125,155 +129,6 @@ pub struct ClientSpec {
     pub token_service_fencing: bool,
     #[serde(default)]
     pub clock: ClockSpecDe,
-}
-
-/// A lock protocol and its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ProtocolSpec {
-    SingleNode {
-        node: String,
-        #[serde(deserialize_with = "duration::ms")]
-        ttl_ms: u64,
-        #[serde(default = "owner_checked")]
-        release: Release,
-        #[serde(default = "default_retry_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        retry_ms: u64,
-        #[serde(default)]
-        #[serde(deserialize_with = "duration::opt_ms")]
-        acquire_timeout_ms: Option<u64>,
-        #[serde(default = "default_request_timeout_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        request_timeout_ms: u64,
-        /// Fenced acquire: `INCR` this counter key on the node for the token.
-        #[serde(default)]
-        fencing_counter: Option<String>,
-        /// Ask Sentinel for the master before each attempt (`node` is then only the first
-        /// guess for a release that found no holder).
-        #[serde(default)]
-        via_sentinel: bool,
-    },
-    /// Redlock over several masters: seed 000's sequential attempt (or the Redis
-    /// documentation's multiplexed one, or seed 000's local-first optimisation), validity
-    /// `ttl - elapsed - drift` on the client's wall or monotonic clock, and optionally seed
-    /// 000's watchdog. Defaults are seed 000's values.
-    Redlock {
-        nodes: Vec<String>,
-        #[serde(default = "default_watchdog_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        ttl_ms: u64,
-        /// The drift factor in parts per million of the TTL (seed 000: 0.01 = 10,000).
-        #[serde(default = "default_drift_ppm")]
-        drift_ppm: u32,
-        #[serde(default = "monotonic")]
-        clock: ClockKind,
-        #[serde(default = "sequential")]
-        dispatch: Dispatch,
-        #[serde(default = "default_node_timeout_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        node_timeout_ms: u64,
-        /// Retry delay; several values: a random choice among them.
-        #[serde(default = "default_redlock_retry")]
-        #[serde(deserialize_with = "duration::vec_ms")]
-        retry_ms: Vec<u64>,
-        #[serde(default = "default_acquire_timeout")]
-        #[serde(deserialize_with = "duration::opt_ms")]
-        acquire_timeout_ms: Option<u64>,
-        #[serde(default)]
-        watchdog: Option<WatchdogSpec>,
-    },
-    /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
-    /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
-    /// `from3_44` retries).
-    Redisson {
-        node: String,
-        /// An explicit lease (no watchdog); `null`: `lock()` with the watchdog.
-        #[serde(default)]
-        #[serde(deserialize_with = "duration::opt_ms")]
-        lease_ms: Option<u64>,
-        #[serde(default = "default_watchdog_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        watchdog_timeout_ms: u64,
-        #[serde(default)]
-        #[serde(deserialize_with = "duration::opt_ms")]
-        wait_ms: Option<u64>,
-        #[serde(default = "default_generation")]
-        generation: Generation,
-        #[serde(default = "default_redisson_timeout_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        request_timeout_ms: u64,
-    },
-}
-
-/// Seed 000's watchdog.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WatchdogSpec {
-    /// Renew every this share of the validity, in per mille (seed 000: 300).
-    #[serde(default = "default_interval_permille")]
-    pub interval_permille: u16,
-    /// Tries per node and round (seed 000: 3).
-    #[serde(default = "default_tries")]
-    pub tries: u8,
-    #[serde(default = "default_renew_timeout_ms")]
-    #[serde(deserialize_with = "duration::ms")]
-    pub timeout_ms: u64,
-    /// `any_answer`: seed 000's code as written (a renewal answering 0 still counts);
-    /// `extended`: only a real extension counts.
-    #[serde(default = "any_answer")]
-    pub counts: RenewCount,
-}
-
-fn default_interval_permille() -> u16 {
-    300
-}
-fn default_tries() -> u8 {
-    3
-}
-fn default_renew_timeout_ms() -> u64 {
-    1_000
-}
-fn any_answer() -> RenewCount {
-    RenewCount::AnyAnswer
-}
-fn default_drift_ppm() -> u32 {
-    10_000
-}
-fn monotonic() -> ClockKind {
-    ClockKind::Monotonic
-}
-fn sequential() -> Dispatch {
-    Dispatch::Sequential
-}
-fn default_node_timeout_ms() -> u64 {
-    2_000
-}
-fn default_redlock_retry() -> Vec<u64> {
-    vec![500]
-}
-fn default_acquire_timeout() -> Option<u64> {
-    Some(10_000)
-}
-
-fn default_watchdog_ms() -> u64 {
-    30_000
-}
-fn default_generation() -> Generation {
-    Generation::UpTo3_43
-}
-fn default_redisson_timeout_ms() -> u64 {
-    3_000
-}
-
-fn owner_checked() -> Release {
-    Release::OwnerChecked
-}
-fn default_retry_ms() -> u64 {
-    100
-}
-fn default_request_timeout_ms() -> u64 {
-    1_000
 }
 
 /// What a client does.
@@ -464,39 +319,6 @@ fn default_seeds() -> u64 {
 }
 fn default_walk_steps() -> u32 {
     1_000
-}
-
-/// An oracle to check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum OracleSpec {
-    MeLock,
-    MeResource,
-    Liveness {
-        #[serde(deserialize_with = "duration::ms")]
-        bound_ms: u64,
-    },
-    PauseWhileHolding,
-    RenewalFailed,
-    HolderCrashed,
-    /// Witness: two clients did believe they held the same lock at once.
-    LockOverlap,
-    /// A detector reported a cycle the true wait-for graph does not have at report time.
-    DetectorFalsePositive,
-    /// A true deadlock lasted `bound_ms` without being reported.
-    DetectorFalseNegative {
-        #[serde(deserialize_with = "duration::ms")]
-        bound_ms: u64,
-    },
-    /// A true deadlock was not gone within `bound_ms`.
-    DeadlockLiveness {
-        #[serde(deserialize_with = "duration::ms")]
-        bound_ms: u64,
-    },
-    /// Witness: a deadlock formed.
-    DeadlockFormed,
-    /// Witness: a detector reported a cycle.
-    DetectorReported,
 }
 
 /// The verdict a scenario is expected to get.

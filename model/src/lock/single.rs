@@ -69,6 +69,22 @@ const ACQUIRE_TAGS: [u16; 2] = [1, 2];
 const RELEASE_TAG: u16 = 3;
 
 impl SingleNode {
+    /// A lock on `node` with `ttl_ms`: released with the owner-checked script, retried every
+    /// 100 ms without an acquire timeout, a request counting as failed after 1 s, no fencing
+    /// counter, no Sentinel.
+    pub fn new(node: ProcessId, ttl_ms: u64) -> Self {
+        SingleNode {
+            node,
+            ttl_ms,
+            release: Release::OwnerChecked,
+            retry_ms: 100,
+            acquire_timeout_ms: None,
+            request_timeout_ms: 1_000,
+            fencing_counter: None,
+            sentinel: None,
+        }
+    }
+
     /// Starts attempt `tag`: through Sentinel if there is one, else straight to the node.
     fn attempt(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
         match self.sentinel {

@@ -1,5 +1,8 @@
 //! The test's wall clock: the system clock the real server reads too, in Unix milliseconds.
 
+// Talks to a real Redis server, in real time: the wall clock is the point here.
+#![allow(clippy::disallowed_methods)]
+
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

@@ -1,0 +1,44 @@
+//! Words the commands share: durations for people, counts with their plural, an oracle
+//! with its meaning, a trace file's stem.
+
+use crate::oracles::RedisWorld;
+use crate::scenario::{duration, Scenario};
+use lockcheck_sim::{Model, Path};
+
+/// `: what its violation means`, from the scenario's definition of the oracle `name`
+/// (nothing if the scenario has no such oracle).
+pub(super) fn meaning_of(scenario: &Scenario, name: &str) -> String {
+    scenario
+        .oracle(name)
+        .map(|o| format!(": {}", o.meaning))
+        .unwrap_or_default()
+}
+
+/// `20001` -> `20.001 s`, `200` -> `200 ms`.
+pub fn human(ms: u64) -> String {
+    let d = duration::format(ms as i64);
+    match d.strip_suffix("ms") {
+        Some(n) => format!("{n} ms"),
+        None => match d.strip_suffix('s') {
+            Some(n) => format!("{n} s"),
+            None => d,
+        },
+    }
+}
+
+pub(super) fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+pub(super) fn faults_in(world: &RedisWorld, path: &Path<RedisWorld>) -> usize {
+    path.steps
+        .iter()
+        .filter(|s| world.is_fault(&s.action))
+        .count()
+}
+
+/// `x.trace.json` -> `x`: the name derived output files start from.
+pub(super) fn stem(file: &str) -> String {
+    let f = file.strip_suffix(".json").unwrap_or(file);
+    f.strip_suffix(".trace").unwrap_or(f).to_string()
+}

@@ -1,0 +1,216 @@
+//! The oracles a scenario can ask for: one [`OracleSpec`] variant per kind, and one
+//! definition per kind ([`OracleSpec::definition`]) carrying its name, what a violation
+//! means, and its property (whose expectation says whether it is a witness, `sometimes`).
+//!
+//! Adding an oracle is a variant and its arm in `definition`; the scenario builder, the
+//! expected-verdict check and the command line's wording all read from there.
+
+use super::duration;
+use crate::oracles::{self, RedisWorld};
+use crate::wait_for;
+use lockcheck_sim::Property;
+use serde::{Deserialize, Serialize};
+
+/// An oracle to check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum OracleSpec {
+    MeLock,
+    MeResource,
+    Liveness {
+        #[serde(deserialize_with = "duration::ms")]
+        bound_ms: u64,
+    },
+    PauseWhileHolding,
+    RenewalFailed,
+    HolderCrashed,
+    /// Witness: two clients did believe they held the same lock at once.
+    LockOverlap,
+    /// A detector reported a cycle the true wait-for graph does not have at report time.
+    DetectorFalsePositive,
+    /// A true deadlock lasted `bound_ms` without being reported.
+    DetectorFalseNegative {
+        #[serde(deserialize_with = "duration::ms")]
+        bound_ms: u64,
+    },
+    /// A true deadlock was not gone within `bound_ms`.
+    DeadlockLiveness {
+        #[serde(deserialize_with = "duration::ms")]
+        bound_ms: u64,
+    },
+    /// Witness: a deadlock formed.
+    DeadlockFormed,
+    /// Witness: a detector reported a cycle.
+    DetectorReported,
+}
+
+/// One kind of oracle: its name as scenarios write it (`kind`), what a violation (or, for a
+/// witness, its absence) means, and the property checked.
+pub struct Oracle {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub property: Property<RedisWorld>,
+}
+
+impl Oracle {
+    fn new(
+        name: &'static str,
+        meaning: &'static str,
+        property: impl FnOnce(&'static str) -> Property<RedisWorld>,
+    ) -> Self {
+        Oracle {
+            name,
+            meaning,
+            property: property(name),
+        }
+    }
+
+    /// Whether this oracle is a witness (`sometimes`): the fault a scenario is about must
+    /// matter, rather than something must never happen.
+    pub fn is_witness(&self) -> bool {
+        matches!(
+            self.property.expectation,
+            lockcheck_sim::Expectation::Sometimes(_)
+        )
+    }
+}
+
+impl OracleSpec {
+    /// Everything about this oracle, in one place.
+    pub fn definition(&self) -> Oracle {
+        use OracleSpec as O;
+        match *self {
+            O::MeLock => Oracle::new(
+                "me-lock",
+                "two clients believed they held the same lock at the same time",
+                oracles::me_lock,
+            ),
+            O::MeResource => Oracle::new(
+                "me-resource",
+                "the protected account accepted a stale holder's write (lost update or duplicate debit)",
+                oracles::me_resource,
+            ),
+            O::Liveness { bound_ms } => Oracle::new(
+                "liveness",
+                "a lock stayed unavailable longer than the bound after its holder crashed or was cut off",
+                |n| oracles::liveness(n, bound_ms),
+            ),
+            O::PauseWhileHolding => Oracle::new(
+                "pause-while-holding",
+                "a pause overlapped a holding period",
+                oracles::pause_while_holding,
+            ),
+            O::RenewalFailed => Oracle::new(
+                "renewal-failed",
+                "a watchdog's renewal failed",
+                oracles::renewal_failure,
+            ),
+            O::HolderCrashed => Oracle::new(
+                "holder-crashed",
+                "a client crashed or was cut off while its lock was stored",
+                oracles::holder_crashed,
+            ),
+            O::LockOverlap => Oracle::new(
+                "lock-overlap",
+                "two clients believed they held the same lock at once",
+                oracles::lock_overlap,
+            ),
+            O::DetectorFalsePositive => Oracle::new(
+                "detector-false-positive",
+                "a detector reported a deadlock cycle that did not exist in the true wait-for graph at report time",
+                wait_for::false_positive,
+            ),
+            O::DetectorFalseNegative { bound_ms } => Oracle::new(
+                "detector-false-negative",
+                "a real deadlock cycle persisted longer than the bound without being reported",
+                |n| wait_for::false_negative(n, bound_ms),
+            ),
+            O::DeadlockLiveness { bound_ms } => Oracle::new(
+                "deadlock-liveness",
+                "a real deadlock was not resolved within the bound",
+                |n| wait_for::deadlock_liveness(n, bound_ms),
+            ),
+            O::DeadlockFormed => Oracle::new(
+                "deadlock-formed",
+                "a deadlock formed",
+                wait_for::deadlock_formed,
+            ),
+            O::DetectorReported => Oracle::new(
+                "detector-reported",
+                "a detector reported a cycle",
+                wait_for::detector_reported,
+            ),
+        }
+    }
+
+    /// The oracle's name, as scenarios and traces write it.
+    pub fn name(&self) -> &'static str {
+        self.definition().name
+    }
+}
+
+impl super::Scenario {
+    /// The definition of this scenario's oracle named `name`.
+    pub fn oracle(&self, name: &str) -> Option<Oracle> {
+        self.oracles
+            .iter()
+            .map(OracleSpec::definition)
+            .find(|o| o.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One of every kind.
+    fn every_kind() -> Vec<OracleSpec> {
+        use OracleSpec as O;
+        vec![
+            O::MeLock,
+            O::MeResource,
+            O::Liveness { bound_ms: 5 },
+            O::PauseWhileHolding,
+            O::RenewalFailed,
+            O::HolderCrashed,
+            O::LockOverlap,
+            O::DetectorFalsePositive,
+            O::DetectorFalseNegative { bound_ms: 5 },
+            O::DeadlockLiveness { bound_ms: 5 },
+            O::DeadlockFormed,
+            O::DetectorReported,
+        ]
+    }
+
+    #[test]
+    fn the_name_is_the_kind_scenarios_write_and_the_property_checks() {
+        for o in every_kind() {
+            let form = serde_json::to_value(&o).unwrap();
+            let d = o.definition();
+            assert_eq!(form["kind"], d.name, "{o:?}");
+            assert_eq!(d.property.name, d.name, "{o:?}");
+            assert!(!d.meaning.is_empty());
+        }
+    }
+
+    #[test]
+    fn witnesses_are_the_sometimes_oracles() {
+        let witnesses: Vec<&str> = every_kind()
+            .iter()
+            .map(OracleSpec::definition)
+            .filter(Oracle::is_witness)
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            witnesses,
+            [
+                "pause-while-holding",
+                "renewal-failed",
+                "holder-crashed",
+                "lock-overlap",
+                "deadlock-formed",
+                "detector-reported"
+            ]
+        );
+    }
+}

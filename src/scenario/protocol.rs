@@ -1,0 +1,440 @@
+//! The lock protocols a scenario can give a client: one [`ProtocolSpec`] variant per
+//! protocol, with its defaults (read from the model's constructors), the constructors the
+//! built-in scenarios start from, which field `ttl` means to `sweep`, and its builder
+//! (the model's [`Protocol`], every value checked with the field named).
+
+use super::build::{error, positive, Names, ScenarioError};
+use super::{duration, Scenario};
+use lockcheck_model::lock::redisson::{Generation, Redisson};
+use lockcheck_model::lock::redlock::{Dispatch, Redlock, RenewCount, Watchdog};
+use lockcheck_model::lock::single::{Release, SingleNode};
+use lockcheck_model::lock::{ClockKind, Protocol};
+use lockcheck_sim::world::ProcessId;
+use serde::{Deserialize, Serialize};
+
+/// A lock protocol and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ProtocolSpec {
+    SingleNode {
+        node: String,
+        #[serde(deserialize_with = "duration::ms")]
+        ttl_ms: u64,
+        #[serde(default = "owner_checked")]
+        release: Release,
+        #[serde(default = "default_retry_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        retry_ms: u64,
+        #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
+        acquire_timeout_ms: Option<u64>,
+        #[serde(default = "default_request_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        request_timeout_ms: u64,
+        /// Fenced acquire: `INCR` this counter key on the node for the token.
+        #[serde(default)]
+        fencing_counter: Option<String>,
+        /// Ask Sentinel for the master before each attempt (`node` is then only the first
+        /// guess for a release that found no holder).
+        #[serde(default)]
+        via_sentinel: bool,
+    },
+    /// Redlock over several masters: seed 000's sequential attempt (or the Redis
+    /// documentation's multiplexed one, or seed 000's local-first optimisation), validity
+    /// `ttl - elapsed - drift` on the client's wall or monotonic clock, and optionally seed
+    /// 000's watchdog. Defaults are seed 000's values.
+    Redlock {
+        nodes: Vec<String>,
+        #[serde(default = "default_redlock_ttl_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        ttl_ms: u64,
+        /// The drift factor in parts per million of the TTL (seed 000: 0.01 = 10,000).
+        #[serde(default = "default_drift_ppm")]
+        drift_ppm: u32,
+        #[serde(default = "monotonic")]
+        clock: ClockKind,
+        #[serde(default = "sequential")]
+        dispatch: Dispatch,
+        #[serde(default = "default_node_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        node_timeout_ms: u64,
+        /// Retry delay; several values: a random choice among them.
+        #[serde(default = "default_redlock_retry")]
+        #[serde(deserialize_with = "duration::vec_ms")]
+        retry_ms: Vec<u64>,
+        #[serde(default = "default_acquire_timeout")]
+        #[serde(deserialize_with = "duration::opt_ms")]
+        acquire_timeout_ms: Option<u64>,
+        #[serde(default)]
+        watchdog: Option<WatchdogSpec>,
+    },
+    /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
+    /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
+    /// `from3_44` retries).
+    Redisson {
+        node: String,
+        /// An explicit lease (no watchdog); `null`: `lock()` with the watchdog.
+        #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
+        lease_ms: Option<u64>,
+        #[serde(default = "default_watchdog_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        watchdog_timeout_ms: u64,
+        #[serde(default)]
+        #[serde(deserialize_with = "duration::opt_ms")]
+        wait_ms: Option<u64>,
+        #[serde(default = "default_generation")]
+        generation: Generation,
+        #[serde(default = "default_redisson_timeout_ms")]
+        #[serde(deserialize_with = "duration::ms")]
+        request_timeout_ms: u64,
+    },
+}
+
+/// Seed 000's watchdog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchdogSpec {
+    /// Renew every this share of the validity, in per mille (seed 000: 300).
+    #[serde(default = "default_interval_permille")]
+    pub interval_permille: u16,
+    /// Tries per node and round (seed 000: 3).
+    #[serde(default = "default_tries")]
+    pub tries: u8,
+    #[serde(default = "default_renew_timeout_ms")]
+    #[serde(deserialize_with = "duration::ms")]
+    pub timeout_ms: u64,
+    /// `any_answer`: seed 000's code as written (a renewal answering 0 still counts);
+    /// `extended`: only a real extension counts.
+    #[serde(default = "any_answer")]
+    pub counts: RenewCount,
+}
+
+// The defaults a scenario file may leave out, read from the model's constructors so that
+// each is written once: seed 000's Redlock and watchdog, Redisson's `lock()`, the
+// single-node lock.
+
+fn redlock() -> Redlock {
+    Redlock::seed_000(Vec::new())
+}
+fn watchdog() -> Watchdog {
+    Watchdog::seed_000()
+}
+fn redisson() -> Redisson {
+    Redisson::lock(0)
+}
+fn single_node() -> SingleNode {
+    SingleNode::new(0, 0)
+}
+fn default_interval_permille() -> u16 {
+    watchdog().interval_permille
+}
+fn default_tries() -> u8 {
+    watchdog().tries
+}
+fn default_renew_timeout_ms() -> u64 {
+    watchdog().timeout_ms
+}
+fn any_answer() -> RenewCount {
+    watchdog().counts
+}
+fn default_redlock_ttl_ms() -> u64 {
+    redlock().ttl_ms
+}
+fn default_drift_ppm() -> u32 {
+    redlock().drift_ppm
+}
+fn monotonic() -> ClockKind {
+    redlock().clock
+}
+fn sequential() -> Dispatch {
+    redlock().dispatch
+}
+fn default_node_timeout_ms() -> u64 {
+    redlock().node_timeout_ms
+}
+fn default_redlock_retry() -> Vec<u64> {
+    redlock().retry_ms
+}
+fn default_acquire_timeout() -> Option<u64> {
+    redlock().acquire_timeout_ms
+}
+fn default_watchdog_timeout_ms() -> u64 {
+    redisson().watchdog_timeout_ms
+}
+fn default_generation() -> Generation {
+    redisson().generation
+}
+fn default_redisson_timeout_ms() -> u64 {
+    redisson().request_timeout_ms
+}
+fn owner_checked() -> Release {
+    single_node().release
+}
+fn default_retry_ms() -> u64 {
+    single_node().retry_ms
+}
+fn default_request_timeout_ms() -> u64 {
+    single_node().request_timeout_ms
+}
+
+impl WatchdogSpec {
+    /// Seed 000's watchdog.
+    pub fn seed_000() -> Self {
+        let w = watchdog();
+        WatchdogSpec {
+            interval_permille: w.interval_permille,
+            tries: w.tries,
+            timeout_ms: w.timeout_ms,
+            counts: w.counts,
+        }
+    }
+}
+
+impl ProtocolSpec {
+    /// Seed 000's Redlock over `nodes`, as its code is written.
+    pub fn seed_000_redlock(nodes: Vec<String>) -> Self {
+        let r = redlock();
+        ProtocolSpec::Redlock {
+            nodes,
+            ttl_ms: r.ttl_ms,
+            drift_ppm: r.drift_ppm,
+            clock: r.clock,
+            dispatch: r.dispatch,
+            node_timeout_ms: r.node_timeout_ms,
+            retry_ms: r.retry_ms,
+            acquire_timeout_ms: r.acquire_timeout_ms,
+            watchdog: r.watchdog.map(|_| WatchdogSpec::seed_000()),
+        }
+    }
+
+    /// Redisson's `lock()` on `node` as it ships.
+    pub fn redisson_lock(node: &str) -> Self {
+        let r = redisson();
+        ProtocolSpec::Redisson {
+            node: node.into(),
+            lease_ms: None,
+            watchdog_timeout_ms: r.watchdog_timeout_ms,
+            wait_ms: None,
+            generation: r.generation,
+            request_timeout_ms: r.request_timeout_ms,
+        }
+    }
+
+    /// The field `sweep --vary ttl=...` sets: how long the lock lives on the node without
+    /// a renewal.
+    pub fn ttl_field(&self) -> &'static str {
+        match self {
+            ProtocolSpec::SingleNode { .. } | ProtocolSpec::Redlock { .. } => "ttl_ms",
+            ProtocolSpec::Redisson {
+                lease_ms: Some(_), ..
+            } => "lease_ms",
+            ProtocolSpec::Redisson { lease_ms: None, .. } => "watchdog_timeout_ms",
+        }
+    }
+}
+
+/// Builds one client's protocol; errors name fields below `field` (`clients[1].protocol`).
+struct Builder<'a> {
+    scenario: &'a Scenario,
+    field: &'a str,
+    names: &'a Names,
+}
+
+impl Builder<'_> {
+    fn at(&self, f: &str) -> String {
+        format!("{}.{f}", self.field)
+    }
+
+    fn positive(&self, v: u64, f: &str) -> Result<u64, ScenarioError> {
+        positive(v, &self.at(f))
+    }
+
+    /// The Redis node called `name`, written at field `f`.
+    fn redis_node(&self, name: &str, f: &str) -> Result<ProcessId, ScenarioError> {
+        let id = self.names.id(name, &self.at(f))?;
+        if id >= self.scenario.nodes.len() {
+            return Err(error(self.at(f), format!("`{name}` is not a Redis node")));
+        }
+        Ok(id)
+    }
+
+    fn build(&self, p: &ProtocolSpec) -> Result<Protocol, ScenarioError> {
+        Ok(match p {
+            ProtocolSpec::Redlock { .. } => Protocol::Redlock(self.redlock(p)?),
+            ProtocolSpec::Redisson { .. } => Protocol::Redisson(self.redisson(p)?),
+            ProtocolSpec::SingleNode { .. } => Protocol::SingleNode(self.single_node(p)?),
+        })
+    }
+
+    fn redlock(&self, p: &ProtocolSpec) -> Result<Redlock, ScenarioError> {
+        let ProtocolSpec::Redlock {
+            nodes,
+            ttl_ms,
+            drift_ppm,
+            clock,
+            dispatch,
+            node_timeout_ms,
+            retry_ms,
+            acquire_timeout_ms,
+            watchdog,
+        } = p
+        else {
+            unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
+        };
+        let ids = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| self.redis_node(n, &format!("nodes[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if ids.is_empty() {
+            return Err(error(self.at("nodes"), "Redlock needs at least one node"));
+        }
+        if retry_ms.is_empty() {
+            return Err(error(self.at("retry_ms"), "give at least one retry delay"));
+        }
+        let mut r = Redlock::seed_000(ids);
+        r.ttl_ms = self.positive(*ttl_ms, "ttl_ms")?;
+        r.drift_ppm = *drift_ppm;
+        r.clock = *clock;
+        r.dispatch = *dispatch;
+        r.node_timeout_ms = self.positive(*node_timeout_ms, "node_timeout_ms")?;
+        r.retry_ms = retry_ms.clone();
+        r.acquire_timeout_ms = *acquire_timeout_ms;
+        r.watchdog = match watchdog {
+            None => None,
+            Some(w) => {
+                if !(1..=4).contains(&w.tries) {
+                    return Err(error(self.at("watchdog.tries"), "must be 1 to 4"));
+                }
+                Some(Watchdog {
+                    interval_permille: w.interval_permille,
+                    tries: w.tries,
+                    timeout_ms: self.positive(w.timeout_ms, "watchdog.timeout_ms")?,
+                    counts: w.counts,
+                })
+            }
+        };
+        Ok(r)
+    }
+
+    fn redisson(&self, p: &ProtocolSpec) -> Result<Redisson, ScenarioError> {
+        let ProtocolSpec::Redisson {
+            node,
+            lease_ms,
+            watchdog_timeout_ms,
+            wait_ms,
+            generation,
+            request_timeout_ms,
+        } = p
+        else {
+            unreachable!("Builder::build hands Redisson specs only to Builder::redisson")
+        };
+        let mut r = Redisson::lock(self.redis_node(node, "node")?)
+            .with_watchdog_timeout_ms(self.positive(*watchdog_timeout_ms, "watchdog_timeout_ms")?)
+            .with_generation(*generation)
+            .with_request_timeout_ms(self.positive(*request_timeout_ms, "request_timeout_ms")?);
+        if let Some(lease) = lease_ms {
+            r = r.with_lease_ms(self.positive(*lease, "lease_ms")?);
+        }
+        if let Some(wait) = wait_ms {
+            r = r.with_wait_ms(*wait);
+        }
+        Ok(r)
+    }
+
+    fn single_node(&self, p: &ProtocolSpec) -> Result<SingleNode, ScenarioError> {
+        let ProtocolSpec::SingleNode {
+            node,
+            ttl_ms,
+            release,
+            retry_ms,
+            acquire_timeout_ms,
+            request_timeout_ms,
+            fencing_counter,
+            via_sentinel,
+        } = p
+        else {
+            unreachable!("Builder::build hands single-node specs only to Builder::single_node")
+        };
+        Ok(SingleNode {
+            node: self.redis_node(node, "node")?,
+            ttl_ms: self.positive(*ttl_ms, "ttl_ms")?,
+            release: *release,
+            retry_ms: self.positive(*retry_ms, "retry_ms")?,
+            acquire_timeout_ms: *acquire_timeout_ms,
+            request_timeout_ms: self.positive(*request_timeout_ms, "request_timeout_ms")?,
+            fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
+            sentinel: match (via_sentinel, &self.scenario.sentinel) {
+                (false, _) => None,
+                (true, Some(_)) => Some(self.names.id("sentinel", &self.at("via_sentinel"))?),
+                (true, None) => {
+                    return Err(error(
+                        self.at("via_sentinel"),
+                        "the scenario has no sentinel",
+                    ))
+                }
+            },
+        })
+    }
+}
+
+impl Scenario {
+    /// The model's protocol for `p`, written at `field`.
+    pub(super) fn protocol(
+        &self,
+        p: &ProtocolSpec,
+        field: &str,
+        names: &Names,
+    ) -> Result<Protocol, ScenarioError> {
+        Builder {
+            scenario: self,
+            field,
+            names,
+        }
+        .build(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_protocol_written_with_defaults_is_the_constructors_one() {
+        let redlock: ProtocolSpec =
+            serde_json::from_str(r#"{"kind": "redlock", "nodes": ["a", "b"], "watchdog": {}}"#)
+                .unwrap();
+        assert_eq!(
+            redlock,
+            ProtocolSpec::seed_000_redlock(vec!["a".into(), "b".into()])
+        );
+        let redisson: ProtocolSpec =
+            serde_json::from_str(r#"{"kind": "redisson", "node": "r"}"#).unwrap();
+        assert_eq!(redisson, ProtocolSpec::redisson_lock("r"));
+        let ProtocolSpec::SingleNode {
+            retry_ms,
+            request_timeout_ms,
+            release,
+            ..
+        } = serde_json::from_str(r#"{"kind": "single_node", "node": "r", "ttl_ms": 5}"#).unwrap()
+        else {
+            panic!("a single-node spec");
+        };
+        assert_eq!((retry_ms, request_timeout_ms), (100, 1_000));
+        assert_eq!(release, Release::OwnerChecked);
+    }
+
+    #[test]
+    fn ttl_names_the_field_that_bounds_the_lock_on_the_node() {
+        let single: ProtocolSpec =
+            serde_json::from_str(r#"{"kind": "single_node", "node": "r", "ttl_ms": 5}"#).unwrap();
+        assert_eq!(single.ttl_field(), "ttl_ms");
+        assert_eq!(ProtocolSpec::seed_000_redlock(vec![]).ttl_field(), "ttl_ms");
+        let watchdog = ProtocolSpec::redisson_lock("r");
+        assert_eq!(watchdog.ttl_field(), "watchdog_timeout_ms");
+        let leased: ProtocolSpec =
+            serde_json::from_str(r#"{"kind": "redisson", "node": "r", "lease_ms": 9}"#).unwrap();
+        assert_eq!(leased.ttl_field(), "lease_ms");
+    }
+}
