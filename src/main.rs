@@ -36,9 +36,10 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             if cli.json {
+                let i = &e.error;
                 let j = serde_json::json!({"error": {
-                    "message": e.message, "file": e.file, "line": e.line,
-                    "column": e.column, "field": e.field,
+                    "kind": e.kind.word(), "message": i.message, "file": i.file,
+                    "line": i.line, "column": i.column, "field": i.field,
                 }});
                 let _ = writeln!(
                     stdout,
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
                     serde_json::to_string_pretty(&j).unwrap_or_default()
                 );
             }
-            ExitCode::from(EXIT_BAD_INPUT)
+            ExitCode::from(e.exit_code())
         }
     }
 }

@@ -186,7 +186,7 @@ pub fn save_trace_in(dir: &Path, scenario: &Scenario, run: &RunReport) -> Result
     ));
     SavedTrace::new(scenario, run.trace.clone())
         .save(&file)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     Ok(file)
 }
 

@@ -6,10 +6,11 @@
 //! the statistics so far are printed, and the exit code is the limit's (3) or the signal's
 //! (130, 143).
 
-use super::input::{load_scenario, InputError, SavedTrace};
+use super::input::{load_scenario, SavedTrace};
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
 use super::stats;
-use super::{faults_in, oracle_meaning, plural, quote, CheckArgs, Limits, Output};
+use super::words::{faults_in, oracle_meaning, plural, quote};
+use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::{Checked, Mode};
 use crate::interrupt;
@@ -34,7 +35,7 @@ fn default_trace_path(scenario: &Scenario) -> PathBuf {
     PathBuf::from(format!("{safe}.trace.json"))
 }
 
-pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputError> {
+pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
     let scenario = load_scenario(&a.scenario)?;
     let mode = if a.random {
         Mode::Random {
@@ -119,7 +120,9 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, InputEr
         .output
         .clone()
         .unwrap_or_else(|| default_trace_path(&scenario));
-    SavedTrace::new(&scenario, trace).save(&file)?;
+    SavedTrace::new(&scenario, trace)
+        .save(&file)
+        .map_err(|e| CliError::write(&file, &e))?;
     let replay_cmd = format!("lockcheck replay {}", quote(&file));
     text.push_str(&format!(
         "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}):\n{}\ntrace saved to {}\nreplay it with: {replay_cmd}\n",

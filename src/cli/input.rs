@@ -96,11 +96,9 @@ impl SavedTrace {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a saved trace always serialises") + "\n"
     }
-    pub fn save(&self, path: &Path) -> Result<(), InputError> {
-        std::fs::write(path, self.to_json()).map_err(|e| {
-            InputError::new(format!("cannot write the trace: {e}"))
-                .in_file(&path.display().to_string())
-        })
+    /// Writes the trace to `path`.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::write(path, self.to_json())
     }
 }
 

@@ -1,224 +1,152 @@
-//! Sweeps: one scenario checked over a grid of parameter values, and the bisection of one
-//! parameter to the value where the verdict flips.
-//!
-//! A parameter is a short name or a field path. Short names: `ttl` (every client's TTL, or
-//! Redisson's lease, or its watchdog timeout when it has no lease), `pause` (every pause's
-//! duration), `work` (every client's work time), `delay` (the network's delay). A path
-//! names fields as errors do, with `[*]` for every element: `clients[*].protocol.retry_ms`,
-//! `faults.pauses[0].durations_ms`. A list field is set to the one value.
+//! `sweep`: one scenario checked at every point of a grid of parameter values, as a table
+//! and a heat map (SVG or HTML). An interrupt stops the grid at the point it reaches and the
+//! points done are reported.
 
-use super::input::InputError;
-use crate::scenario::{duration, Scenario};
-use serde_json::Value;
+use super::grid::{point, with_values, Found};
+use super::input::{load_scenario, InputError};
+use super::search::Limits;
+use super::{vary, CliError, Output, SweepArgs};
+use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use crate::check::Mode;
+use crate::interrupt;
+use crate::report::heatmap::{Cell, Sweep, Verdict};
+use crate::scenario::Scenario;
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::Path;
 
-/// One varied parameter and its values (ms).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Vary {
-    pub name: String,
-    pub values: Vec<u64>,
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::write(path, &e))
 }
 
-fn dur(text: &str, spec: &str) -> Result<u64, String> {
-    match duration::parse(text) {
-        Ok(Some(v)) if v >= 0 => Ok(v as u64),
-        Ok(_) => Err(format!(
-            "`{spec}`: `{text}` must be a non-negative duration"
-        )),
-        Err(e) => Err(format!("`{spec}`: {e}")),
+pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliError> {
+    let base = load_scenario(&a.scenario)?;
+    if a.vary.len() > 3 {
+        return Err(InputError::new("give at most three --vary parameters").into());
     }
-}
-
-/// Parses `NAME=FROM..TO[:STEP]` (ten steps when no step is given) or `NAME=V1,V2,...`.
-pub fn parse_vary(spec: &str) -> Result<Vary, String> {
-    let (name, range) = spec
-        .split_once('=')
-        .ok_or_else(|| format!("`{spec}`: write NAME=FROM..TO:STEP, e.g. ttl=1s..40s:1s"))?;
-    let name = name.trim().to_string();
-    if name.is_empty() {
-        return Err(format!("`{spec}`: the parameter name is missing"));
-    }
-    let values = if let Some((from, rest)) = range.split_once("..") {
-        let (to, step) = match rest.split_once(':') {
-            Some((to, step)) => (to, Some(step)),
-            None => (rest, None),
-        };
-        let (from, to) = (dur(from, spec)?, dur(to, spec)?);
-        if to < from {
-            return Err(format!("`{spec}`: the range ends before it starts"));
+    let mode = if a.random {
+        Mode::Random {
+            first: 0,
+            count: a.seeds.unwrap_or(base.explore.random_seeds),
         }
-        let step = match step {
-            Some(s) => dur(s, spec)?,
-            None => ((to - from) / 10).max(1),
-        };
-        if step == 0 {
-            return Err(format!("`{spec}`: the step must be positive"));
-        }
-        let mut v: Vec<u64> = (from..=to).step_by(step as usize).collect();
-        if v.last() != Some(&to) {
-            v.push(to);
-        }
-        if v.len() > 10_000 {
-            return Err(format!("`{spec}`: {} values is too many", v.len()));
-        }
-        v
     } else {
-        range
-            .split(',')
-            .map(|t| dur(t, spec))
-            .collect::<Result<Vec<_>, _>>()?
+        Mode::Exhaustive
     };
-    Ok(Vary { name, values })
+    let points = vary::grid(&a.vary);
+    // Every point is checked once its scenario is known to build.
+    let scenarios: Vec<Scenario> = points
+        .iter()
+        .map(|p| with_values(&base, &a.vary, p))
+        .collect::<Result<_, _>>()?;
+    let cells = check_grid(&points, &scenarios, mode, &a.limits, json_out)?;
+    let sw = Sweep {
+        scenario: base.name.clone(),
+        params: a
+            .vary
+            .iter()
+            .map(|v| (v.name.clone(), v.values.clone()))
+            .collect(),
+        cells,
+    };
+    if let Some(p) = &a.svg {
+        write_file(p, &sw.svg())?;
+    }
+    if let Some(p) = &a.html {
+        write_file(p, &sw.html())?;
+    }
+    Ok(sweep_output(a, &sw, points.len()))
 }
 
-/// Sets every field matched by `path` (split into segments) below `value` to `ms`.
-fn set_path(value: &mut Value, path: &[&str], ms: u64) -> usize {
-    let Some((first, rest)) = path.split_first() else {
-        return match value {
-            Value::Array(items) => {
-                *items = vec![Value::from(ms)];
-                1
-            }
-            Value::Null | Value::Number(_) | Value::String(_) => {
-                *value = Value::from(ms);
-                1
-            }
-            _ => 0,
+/// Checks every point in order until the last or an interrupt.
+fn check_grid(
+    points: &[Vec<u64>],
+    scenarios: &[Scenario],
+    mode: Mode,
+    limits: &Limits,
+    json_out: bool,
+) -> Result<Vec<Cell>, InputError> {
+    let bar = (!json_out && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(points.len() as u64);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar
+    });
+    let mut cells = Vec::new();
+    for (values, s) in points.iter().zip(scenarios) {
+        let Found::Verdict(verdict, oracle, states) = point(s, mode, limits)? else {
+            break;
         };
-    };
-    let (key, indices) = match first.find('[') {
-        Some(i) => (&first[..i], &first[i..]),
-        None => (*first, ""),
-    };
-    let mut targets: Vec<&mut Value> = vec![value];
-    if !key.is_empty() {
-        targets = targets
-            .into_iter()
-            .filter_map(|v| v.as_object_mut().and_then(|o| o.get_mut(key)))
-            .collect();
-    }
-    for index in indices.split(['[', ']']).filter(|s| !s.is_empty()) {
-        let mut next = Vec::new();
-        for t in targets {
-            if let Value::Array(items) = t {
-                if index == "*" {
-                    next.extend(items.iter_mut());
-                } else if let Some(item) =
-                    index.parse::<usize>().ok().and_then(|i| items.get_mut(i))
-                {
-                    next.push(item);
-                }
-            }
-        }
-        targets = next;
-    }
-    targets.into_iter().map(|t| set_path(t, rest, ms)).sum()
-}
-
-/// `scenario` with parameter `name` set to `ms`.
-pub fn apply(scenario: &Scenario, name: &str, ms: u64) -> Result<Scenario, InputError> {
-    let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
-    let changed = match name {
-        "ttl" => {
-            let mut n = 0;
-            if let Some(clients) = value.get_mut("clients").and_then(Value::as_array_mut) {
-                for c in clients {
-                    let Some(p) = c.get_mut("protocol").and_then(Value::as_object_mut) else {
-                        continue;
-                    };
-                    let field = if p.contains_key("ttl_ms") {
-                        "ttl_ms"
-                    } else if p.get("lease_ms").is_some_and(|l| !l.is_null()) {
-                        "lease_ms"
-                    } else {
-                        "watchdog_timeout_ms"
-                    };
-                    p.insert(field.into(), Value::from(ms));
-                    n += 1;
-                }
-            }
-            n
-        }
-        "pause" => set_path(&mut value, &["faults", "pauses[*]", "durations_ms"], ms),
-        "work" => set_path(&mut value, &["clients[*]", "workload", "work_ms"], ms),
-        "delay" => set_path(&mut value, &["network", "delays_ms"], ms),
-        path => {
-            let segments: Vec<&str> = path.split('.').collect();
-            set_path(&mut value, &segments, ms)
-        }
-    };
-    if changed == 0 {
-        return Err(InputError {
-            field: Some(name.to_string()),
-            ..InputError::new(format!(
-                "scenario `{}` has nothing to vary here (short names: ttl, pause, work, delay; or a field path such as clients[*].protocol.retry_ms)",
-                scenario.name
-            ))
+        cells.push(Cell {
+            values_ms: values.clone(),
+            verdict,
+            oracle,
+            states,
         });
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
     }
-    let changed: Scenario = serde_json::from_value(value).map_err(|e| InputError {
-        field: Some(name.to_string()),
-        ..InputError::new(format!(
-            "cannot set it to {}: {e}",
-            duration::format(ms as i64)
-        ))
-    })?;
-    changed.build().map_err(|e| InputError {
-        field: Some(e.field.clone()),
-        ..InputError::new(format!(
-            "with {name} = {}: {}",
-            duration::format(ms as i64),
-            e.message
-        ))
-    })?;
-    Ok(changed)
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(cells)
 }
 
-/// Every point of the grid, first parameter varying slowest.
-pub fn grid(vary: &[Vary]) -> Vec<Vec<u64>> {
-    let mut points = vec![Vec::new()];
-    for v in vary {
-        points = points
-            .into_iter()
-            .flat_map(|p| {
-                v.values.iter().map(move |x| {
-                    let mut q = p.clone();
-                    q.push(*x);
-                    q
-                })
-            })
-            .collect();
+fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
+    let count = |v: Verdict| sw.cells.iter().filter(|c| c.verdict == v).count();
+    let (safe, bad, unknown) = (
+        count(Verdict::Safe),
+        count(Verdict::Violated),
+        count(Verdict::Unknown),
+    );
+    let interrupted = sw.cells.len() < total_points;
+    let mut text = if interrupted {
+        format!(
+            "sweep of {}: interrupted by {} after {} of {total_points} points\n{}",
+            sw.scenario,
+            interrupt::signal_name(),
+            sw.cells.len(),
+            sw.table()
+        )
+    } else {
+        format!(
+            "sweep of {} over {} points\n{}",
+            sw.scenario,
+            sw.cells.len(),
+            sw.table()
+        )
+    };
+    text.push_str(&format!(
+        "{safe} safe, {bad} violated, {unknown} without a verdict (limit)\n"
+    ));
+    for p in [&a.svg, &a.html].into_iter().flatten() {
+        text.push_str(&format!("heat map written to {}\n", p.display()));
     }
-    points
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_and_lists() {
-        let v = parse_vary("ttl=1s..4s:1s").unwrap();
-        assert_eq!(v.values, vec![1_000, 2_000, 3_000, 4_000]);
-        let v = parse_vary("pause=0s..25s:10s").unwrap();
-        assert_eq!(v.values, vec![0, 10_000, 20_000, 25_000]);
-        let v = parse_vary("work=100ms,1s").unwrap();
-        assert_eq!(v.values, vec![100, 1_000]);
-        assert!(parse_vary("ttl").is_err());
-        assert!(parse_vary("ttl=5s..1s").is_err());
+    let code = if interrupted {
+        interrupt::exit_code()
+    } else if bad > 0 {
+        EXIT_VIOLATION
+    } else if unknown > 0 {
+        EXIT_LIMIT
+    } else {
+        EXIT_OK
+    };
+    let mut j = serde_json::to_value(sw).expect("a sweep serialises");
+    j["command"] = json!("sweep");
+    j["outcome"] = json!(if interrupted {
+        "interrupted"
+    } else {
+        "complete"
+    });
+    if interrupted {
+        j["signal"] = json!(interrupt::signal_name());
     }
-
-    #[test]
-    fn parameters_reach_their_fields() {
-        let s = crate::scenario::builtin::by_name("kleppmann-pause-past-lease").unwrap();
-        let t = apply(&s, "ttl", 5_000).unwrap();
-        let json = serde_json::to_string(&t).unwrap();
-        assert!(json.contains("\"ttl_ms\":5000"));
-        let p = apply(&s, "pause", 1_234).unwrap();
-        assert_eq!(p.faults.pauses[0].durations_ms, vec![1_234]);
-        let r = apply(&s, "clients[*].protocol.retry_ms", 700).unwrap();
-        assert!(serde_json::to_string(&r)
-            .unwrap()
-            .contains("\"retry_ms\":700"));
-        assert!(apply(&s, "nonsense.field", 1).is_err());
+    j["points"] = json!(total_points);
+    j["safe"] = json!(safe);
+    j["violated"] = json!(bad);
+    j["limit_reached"] = json!(unknown);
+    Output {
+        text,
+        json: j,
+        code,
     }
 }

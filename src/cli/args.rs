@@ -1,0 +1,147 @@
+//! The command line as clap reads it: the commands and their arguments.
+
+use super::search::{parse_ms, Limits};
+use super::vary;
+use super::EXIT_CODES;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lockcheck",
+    version,
+    about = "A deterministic simulation model checker for distributed locks on Redis",
+    long_about = "A deterministic simulation model checker for distributed locks on Redis.\n\n\
+        Scenarios are built-in names (`lockcheck scenarios`) or TOML files. `check` explores \
+        every interleaving of a scenario's faults (or seeded random walks) and saves a \
+        violation as a trace that `replay`, `shrink` and `explain` read.",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    /// Print one JSON object on stdout instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the built-in scenarios with a one-line description.
+    Scenarios,
+    /// Check a scenario: exhaustively (breadth-first, shortest counterexample) or by seeded
+    /// random walks.
+    Check(CheckArgs),
+    /// Replay a saved trace exactly and print its timeline.
+    Replay(ReplayArgs),
+    /// Write a smaller trace that still violates the same oracle.
+    Shrink(ShrinkArgs),
+    /// Check a scenario over a grid of parameter values: a table and a heat map.
+    Sweep(SweepArgs),
+    /// Bisect one parameter to the exact value where the verdict flips.
+    Boundary(BoundaryArgs),
+    /// Draw a saved trace as a swimlane chart (self-contained HTML, or SVG).
+    Explain(ExplainArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// A built-in scenario name or a scenario file (.toml or .json).
+    pub scenario: String,
+    /// Seeded random walks instead of the exhaustive search.
+    #[arg(long)]
+    pub random: bool,
+    /// Number of random walks (default: the scenario's `explore.random_seeds`).
+    #[arg(long, value_name = "N", requires = "random")]
+    pub seeds: Option<u64>,
+    /// First seed of the random walks.
+    #[arg(long, value_name = "SEED", default_value_t = 0, requires = "random")]
+    pub first_seed: u64,
+    #[command(flatten)]
+    pub limits: Limits,
+    /// Where to save the trace of a violation (default: `<scenario>.trace.json`).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also print where the branching came from (by kind of choice) and what the reductions
+    /// saved.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A trace saved by `lockcheck check` or `lockcheck shrink`.
+    pub trace: String,
+    /// Replay against this scenario instead of the one saved with the trace (refused if
+    /// the trace was recorded on another configuration).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub scenario: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShrinkArgs {
+    /// A trace saved by `lockcheck check`.
+    pub trace: String,
+    /// Where to write the smaller trace (default: `<trace>.shrunk.json`).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Candidates to try at most.
+    #[arg(long, value_name = "N", default_value_t = 5_000)]
+    pub max_attempts: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Html,
+    Svg,
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// A trace saved by `lockcheck check` or `lockcheck shrink`.
+    pub trace: String,
+    /// Output file (default: `<trace>.html`, or `.svg` with `--format svg`); its extension
+    /// `.svg` selects SVG.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// A built-in scenario name or a scenario file.
+    pub scenario: String,
+    /// A parameter and its values: `ttl=1s..40s:1s`, `pause=0s..60s:5s`, `work=100ms,1s`.
+    /// Short names: ttl, pause, work, delay; or a field path like
+    /// `clients[*].protocol.retry_ms`. Give one or two (the heat map uses the first two).
+    #[arg(long, value_name = "NAME=RANGE", required = true, value_parser = vary::parse_vary)]
+    pub vary: Vec<vary::Vary>,
+    /// Write the heat map as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Write the heat map and the table as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Random walks instead of the exhaustive search at each point.
+    #[arg(long)]
+    pub random: bool,
+    #[arg(long, value_name = "N", requires = "random")]
+    pub seeds: Option<u64>,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+#[derive(Args, Debug)]
+pub struct BoundaryArgs {
+    /// A built-in scenario name or a scenario file.
+    pub scenario: String,
+    /// The parameter and the range to bisect: `pause=0s..60s`.
+    #[arg(long, value_name = "NAME=FROM..TO", value_parser = vary::parse_vary)]
+    pub vary: vary::Vary,
+    /// Stop bisecting at this precision.
+    #[arg(long, value_name = "DURATION", default_value = "1ms", value_parser = parse_ms)]
+    pub resolution: u64,
+    #[command(flatten)]
+    pub limits: Limits,
+}

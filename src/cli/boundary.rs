@@ -1,0 +1,210 @@
+//! `boundary`: one parameter bisected to the value where the verdict flips. A limit or an
+//! interrupt before the answer stops the bisection, which says where and between which
+//! values the flip may still lie.
+
+use super::grid::{point, Found};
+use super::input::{load_scenario, InputError};
+use super::search::Limits;
+use super::{human, vary, BoundaryArgs, CliError, Output};
+use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use crate::check::Mode;
+use crate::interrupt;
+use crate::report::heatmap::Verdict;
+use crate::scenario::{duration, Scenario};
+use serde_json::json;
+
+/// Why a bisection stopped before its answer.
+enum Stopped {
+    /// A limit came before a verdict at this value.
+    Limit(u64),
+    Interrupted,
+}
+
+/// The bisection's state: the flip lies in `(lo, hi]`; checks made so far.
+struct Bisection<'a> {
+    base: &'a Scenario,
+    name: &'a str,
+    limits: &'a Limits,
+    checks: usize,
+}
+
+impl Bisection<'_> {
+    fn verdict_at(
+        &mut self,
+        x: u64,
+    ) -> Result<Result<(Verdict, Option<String>), Stopped>, InputError> {
+        self.checks += 1;
+        let s = vary::apply(self.base, self.name, x)?;
+        Ok(match point(&s, Mode::Exhaustive, self.limits)? {
+            Found::Interrupted => Err(Stopped::Interrupted),
+            Found::Verdict(Verdict::Unknown, _, _) => Err(Stopped::Limit(x)),
+            Found::Verdict(v, o, _) => Ok((v, o)),
+        })
+    }
+
+    /// The output of a bisection that stopped with the flip somewhere in `lo..=hi`.
+    fn stopped(&self, why: Stopped, lo: u64, hi: u64) -> Output {
+        let name = self.name;
+        match why {
+            Stopped::Limit(x) => {
+                let message = format!(
+                    "a limit was reached at {name} = {} before a verdict",
+                    duration::format(x as i64)
+                );
+                Output {
+                    text: format!("no verdict: {message}\n"),
+                    json: json!({"command": "boundary", "verdict": "limit_reached", "message": message}),
+                    code: EXIT_LIMIT,
+                }
+            }
+            Stopped::Interrupted => {
+                let message = format!(
+                    "interrupted by {} in check {}: the verdict flips between {name} = {} and {}, if at all",
+                    interrupt::signal_name(),
+                    self.checks,
+                    human(lo),
+                    human(hi)
+                );
+                Output {
+                    text: format!("no verdict: {message}\n"),
+                    json: json!({"command": "boundary", "verdict": "interrupted", "outcome": "interrupted",
+                        "message": message, "between_ms": [lo, hi], "checks": self.checks}),
+                    code: interrupt::exit_code(),
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
+    let base = load_scenario(&a.scenario)?;
+    let name = &a.vary.name;
+    let (mut lo, mut hi) = match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
+        (Some(&lo), Some(&hi)) if lo < hi => (lo, hi),
+        _ => {
+            return Err(InputError {
+                field: Some(name.clone()),
+                ..InputError::new(
+                    "bisecting needs a range of two different values, e.g. pause=0s..60s",
+                )
+            }
+            .into())
+        }
+    };
+    let mut b = Bisection {
+        base: &base,
+        name,
+        limits: &a.limits,
+        checks: 0,
+    };
+    let at_lo = match b.verdict_at(lo)? {
+        Ok(v) => v,
+        Err(why) => return Ok(b.stopped(why, lo, hi)),
+    };
+    let at_hi = match b.verdict_at(hi)? {
+        Ok(v) => v,
+        Err(why) => return Ok(b.stopped(why, lo, hi)),
+    };
+    if at_lo.0 == at_hi.0 {
+        return Ok(no_flip(&base, name, (lo, hi), at_lo.0, at_hi.0, b.checks));
+    }
+    let res = a.resolution.max(1);
+    let lo_verdict = at_lo.0;
+    while hi - lo > res {
+        let mid = lo + (hi - lo) / 2;
+        let v = match b.verdict_at(mid)? {
+            Ok(v) => v,
+            Err(why) => return Ok(b.stopped(why, lo, hi)),
+        };
+        if v.0 == lo_verdict {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let oracle = if lo_verdict == Verdict::Violated {
+        at_lo.1
+    } else {
+        at_hi.1
+    };
+    Ok(flip(
+        &base,
+        name,
+        (lo, hi),
+        lo_verdict,
+        oracle,
+        res,
+        b.checks,
+    ))
+}
+
+fn no_flip(
+    base: &Scenario,
+    name: &str,
+    (lo, hi): (u64, u64),
+    at_lo: Verdict,
+    at_hi: Verdict,
+    checks: usize,
+) -> Output {
+    let text = format!(
+        "the verdict does not flip between {name} = {} and {}: {} at both ends\n",
+        human(lo),
+        human(hi),
+        at_lo.word()
+    );
+    let code = if at_lo == Verdict::Violated {
+        EXIT_VIOLATION
+    } else {
+        EXIT_OK
+    };
+    let j = json!({"command": "boundary", "scenario": base.name, "parameter": name, "flip": null,
+        "verdict_at_from": at_lo, "verdict_at_to": at_hi, "checks": checks});
+    Output {
+        text,
+        json: j,
+        code,
+    }
+}
+
+fn flip(
+    base: &Scenario,
+    name: &str,
+    (lo, hi): (u64, u64),
+    lo_verdict: Verdict,
+    oracle: Option<String>,
+    res: u64,
+    checks: usize,
+) -> Output {
+    let f = human;
+    let sentence = if lo_verdict == Verdict::Safe {
+        format!(
+            "the smallest {name} that breaks this configuration is {} ({} violated); at {} it is safe",
+            f(hi),
+            oracle.as_deref().unwrap_or("?"),
+            f(lo)
+        )
+    } else {
+        format!(
+            "the smallest {name} that makes this configuration safe is {}; at {} it breaks ({} violated)",
+            f(hi),
+            f(lo),
+            oracle.as_deref().unwrap_or("?")
+        )
+    };
+    let text = format!("{}: {sentence} ({checks} checks)\n", base.name);
+    let j = json!({
+        "command": "boundary",
+        "scenario": base.name,
+        "parameter": name,
+        "flip": {"below_ms": lo, "at_ms": hi, "below": lo_verdict, "at": if lo_verdict == Verdict::Safe { Verdict::Violated } else { Verdict::Safe }},
+        "oracle": oracle,
+        "resolution_ms": res,
+        "checks": checks,
+        "sentence": sentence,
+    });
+    Output {
+        text,
+        json: j,
+        code: EXIT_VIOLATION,
+    }
+}

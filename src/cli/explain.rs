@@ -1,0 +1,64 @@
+//! `explain`: a saved trace drawn as a swimlane chart, as self-contained HTML or SVG.
+
+use super::loaded::{load_run, Loaded};
+use super::words::{oracle_meaning, plural, stem};
+use super::{CliError, ExplainArgs, Format, Output, EXIT_OK};
+use crate::report::{swimlane, timeline};
+use serde_json::json;
+use std::path::PathBuf;
+
+pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
+    let Loaded {
+        saved, world, path, ..
+    } = load_run(&a.trace, None)?;
+    let format = match (a.format, &a.output) {
+        (Some(f), _) => f,
+        (None, Some(o)) if o.extension().is_some_and(|e| e == "svg") => Format::Svg,
+        _ => Format::Html,
+    };
+    let out = a.output.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "{}.{}",
+            stem(&a.trace),
+            if format == Format::Svg { "svg" } else { "html" }
+        ))
+    });
+    let violated = saved.trace.property.as_deref();
+    let subtitle = format!(
+        "{}{}",
+        saved.scenario.description,
+        violated
+            .map(|o| format!(" | {o} violated: {}", oracle_meaning(o)))
+            .unwrap_or_default()
+    );
+    let chart = swimlane::chart(&world, &path, &saved.scenario.name, &subtitle, violated);
+    let entries = timeline::entries(&world, &path);
+    let doc = match format {
+        Format::Svg => chart.svg(),
+        Format::Html => chart.html(&entries, violated),
+    };
+    std::fs::write(&out, doc).map_err(|e| CliError::write(&out, &e))?;
+    let text = format!(
+        "wrote {} ({}, {}, {}, {} of two holders)\n",
+        out.display(),
+        plural(chart.lanes.len(), "lane"),
+        plural(chart.arrows.len(), "message"),
+        plural(chart.pauses.len(), "pause"),
+        plural(chart.overlaps.len(), "stretch").replace("stretchs", "stretches")
+    );
+    let j = json!({
+        "command": "explain",
+        "trace_file": a.trace,
+        "output": out.display().to_string(),
+        "format": if format == Format::Svg { "svg" } else { "html" },
+        "lanes": chart.lanes.iter().map(|l| l.0.clone()).collect::<Vec<_>>(),
+        "messages": chart.arrows.len(),
+        "pauses": chart.pauses.len(),
+        "overlaps": chart.overlaps.iter().map(|o| json!({"from_ms": o.0, "to_ms": o.1})).collect::<Vec<_>>(),
+    });
+    Ok(Output {
+        text,
+        json: j,
+        code: EXIT_OK,
+    })
+}

@@ -1,0 +1,70 @@
+//! `replay`: a saved trace run again exactly, its timeline and whether the recorded violation
+//! reproduces.
+
+use super::loaded::{load_run, Loaded};
+use super::words::oracle_meaning;
+use super::{CliError, Output, ReplayArgs, EXIT_OK, EXIT_VIOLATION};
+use crate::report::timeline;
+use serde_json::json;
+
+pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
+    let Loaded {
+        saved,
+        world,
+        path,
+        report,
+    } = load_run(&a.trace, a.scenario.as_deref())?;
+    let violated: Vec<&str> = report
+        .properties
+        .iter()
+        .filter(|p| p.status.is_violated())
+        .map(|p| p.name.as_str())
+        .collect();
+    let first = violated.first().copied();
+    let entries = timeline::entries(&world, &path);
+    let mut text = format!(
+        "replay of {} (scenario {}, {} steps{})\n{}",
+        a.trace,
+        saved.scenario.name,
+        path.steps.len(),
+        saved
+            .trace
+            .seed
+            .map(|s| format!(", seed {s}"))
+            .unwrap_or_default(),
+        timeline::text(&entries, first)
+    );
+    let recorded = saved.trace.property.as_deref();
+    let reproduced = recorded.is_some_and(|p| violated.contains(&p));
+    text.push_str(&match (first, recorded) {
+        (Some(_), Some(p)) if reproduced => format!(
+            "verdict: VIOLATION of {p} reproduced: {}\n",
+            oracle_meaning(p)
+        ),
+        (Some(o), _) => format!("verdict: VIOLATION of {o}\n"),
+        (None, Some(p)) => {
+            format!("verdict: no violation: the recorded violation of {p} does NOT reproduce\n")
+        }
+        (None, None) => "verdict: no violation\n".to_string(),
+    });
+    let j = json!({
+        "command": "replay",
+        "trace_file": a.trace,
+        "scenario": saved.scenario.name,
+        "steps": path.steps.len(),
+        "recorded_oracle": recorded,
+        "violated": violated,
+        "reproduced": reproduced,
+        "verdict": if first.is_some() { "violated" } else { "no_violation" },
+        "timeline": entries,
+    });
+    Ok(Output {
+        text,
+        json: j,
+        code: if first.is_some() {
+            EXIT_VIOLATION
+        } else {
+            EXIT_OK
+        },
+    })
+}

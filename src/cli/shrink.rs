@@ -1,0 +1,76 @@
+//! `shrink`: a smaller trace that still violates the same oracle, saved with the command that
+//! replays it.
+
+use super::input::{InputError, SavedTrace};
+use super::loaded::{load_run, Loaded};
+use super::words::{faults_in, plural, quote, stem};
+use super::{CliError, Output, ShrinkArgs, EXIT_VIOLATION};
+use crate::report::timeline;
+use lockcheck_sim::{shrink, ShrinkOptions, Trace};
+use serde_json::json;
+use std::path::PathBuf;
+
+pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
+    let Loaded {
+        saved, world, path, ..
+    } = load_run(&a.trace, None)?;
+    let Some(property) = saved.trace.property.clone() else {
+        return Err(InputError {
+            file: Some(a.trace.clone()),
+            field: Some("trace.property".into()),
+            ..InputError::new(
+                "the trace records no violated oracle, so there is nothing to keep while shrinking",
+            )
+        }
+        .into());
+    };
+    let options = ShrinkOptions {
+        max_attempts: a.max_attempts,
+        ..ShrinkOptions::default()
+    };
+    let Some(small) = shrink(&world, &path, &property, options) else {
+        return Err(InputError {
+            file: Some(a.trace.clone()),
+            ..InputError::new(format!(
+                "the trace does not violate {property}: nothing to shrink"
+            ))
+        }
+        .into());
+    };
+    let trace = Trace::from_path(&world, &small, Some(&property));
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.shrunk.json", stem(&a.trace))));
+    SavedTrace::new(&saved.scenario, trace)
+        .save(&out)
+        .map_err(|e| CliError::write(&out, &e))?;
+    let entries = timeline::entries(&world, &small);
+    let text = format!(
+        "shrunk {} ({}, {}) to {}, {}; still violates {property}\n{}\nsmaller trace saved to {}\nreplay it with: lockcheck replay {}\n",
+        a.trace,
+        plural(path.steps.len(), "step"),
+        plural(faults_in(&world, &path), "fault"),
+        plural(small.steps.len(), "step"),
+        plural(faults_in(&world, &small), "fault"),
+        timeline::text(&entries, Some(&property)),
+        out.display(),
+        quote(&out),
+    );
+    let j = json!({
+        "command": "shrink",
+        "trace_file": a.trace,
+        "oracle": property,
+        "steps_before": path.steps.len(),
+        "faults_before": faults_in(&world, &path),
+        "steps_after": small.steps.len(),
+        "faults_after": faults_in(&world, &small),
+        "output": out.display().to_string(),
+        "timeline": entries,
+    });
+    Ok(Output {
+        text,
+        json: j,
+        code: EXIT_VIOLATION,
+    })
+}
