@@ -225,44 +225,50 @@ fn cuts(world: &RedisWorld, states: &[WorldState], end_ms: u64) -> Vec<Cut> {
     out.into_iter().map(|(_, c)| c).collect()
 }
 
-/// For each lock key on a node whose clock has stepped: its TTL's end by true time.
+/// For each lock key that a stepped clock expired early: its TTL's end by true time.
 fn true_time_keys(world: &RedisWorld, states: &[WorldState]) -> Vec<TrueTimeKey> {
     let mut out: Vec<TrueTimeKey> = Vec::new();
     for state in states {
         for (p, proc) in state.procs.iter().enumerate() {
-            let (Some(ProcessState::Redis(node)), steps_ms) = (proc.actor_state(), proc.clock_steps_ms)
-            else {
+            let Some(ProcessState::Redis(node)) = proc.actor_state() else {
                 continue;
             };
-            if steps_ms == 0 {
-                continue;
-            }
+            let steps_ms = proc.clock_steps_ms;
             let wall = world.local_now(state, p).wall_ms;
             for (key, entry) in node.keyspace.entries() {
                 let Some(deadline) = entry.deadline_ms else {
                     continue;
                 };
                 let now = state.now_ms as i64;
-                let to_ms = (now + deadline - (wall - steps_ms) + 1).max(now) as u64;
-                let by_clock_ms = (now + deadline - wall + 1).max(now) as u64;
+                let to_ms = (now + deadline - (wall - steps_ms) + 1).max(0) as u64;
                 let key_text = format!(
                     "{} = {}",
                     String::from_utf8_lossy(key),
                     super::swimlane::owner_text(&entry.value)
                 );
-                match out.iter_mut().find(|k| k.lane == p && k.key_text == key_text) {
-                    Some(k) => (k.to_ms, k.by_clock_ms) = (to_ms, by_clock_ms),
-                    None => out.push(TrueTimeKey {
+                let expired = entry.is_expired(wall);
+                let known = out
+                    .iter_mut()
+                    .find(|k| k.lane == p && k.key_text == key_text && k.to_ms == to_ms);
+                match known {
+                    Some(k) if expired && k.by_clock_ms == u64::MAX && steps_ms != 0 => {
+                        k.by_clock_ms = state.now_ms
+                    }
+                    Some(_) => {}
+                    None if !expired => out.push(TrueTimeKey {
                         lane: p,
                         key_text,
                         from_ms: state.now_ms,
                         to_ms,
-                        by_clock_ms,
+                        by_clock_ms: u64::MAX,
                     }),
+                    None => {}
                 }
             }
         }
     }
+    // Only the keys a stepped clock expired before their TTL ran out by true time.
+    out.retain(|k| k.by_clock_ms < k.to_ms);
     out
 }
 
