@@ -7,6 +7,7 @@
 //! (130, 143).
 
 use super::input::{load_scenario, SavedTrace};
+use super::rerun::rerun_command;
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
 use super::stats;
 use super::words::{faults_in, oracle_meaning, plural, quote};
@@ -124,14 +125,23 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         .save(&file)
         .map_err(|e| CliError::write(&file, &e))?;
     let replay_cmd = format!("lockcheck replay {}", quote(&file));
+    let seed_line = path.seed.map_or(String::new(), |seed| {
+        format!(", random walk of seed {seed}")
+    });
     text.push_str(&format!(
-        "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}):\n{}\ntrace saved to {}\nreplay it with: {replay_cmd}\n",
+        "verdict: VIOLATION of {oracle}: {}\n\ncounterexample ({}, {}{seed_line}):\n{}\ntrace saved to {}\nreplay it with: {replay_cmd}\n",
         oracle_meaning(oracle),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
         file.display(),
     ));
+    if let Some(seed) = path.seed {
+        let rerun = rerun_command(&a.scenario, seed);
+        text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
+        j["seed"] = json!(seed);
+        j["rerun_command"] = json!(rerun);
+    }
     j["verdict"] = json!("violated");
     j["oracle"] = json!(oracle);
     j["steps"] = json!(path.steps.len());

@@ -13,6 +13,7 @@ mod grid;
 pub mod input;
 mod loaded;
 mod replay;
+mod rerun;
 mod scenarios;
 pub mod search;
 mod shrink;
