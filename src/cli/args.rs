@@ -1,8 +1,8 @@
 //! The command line as clap reads it: the commands and their arguments.
 
 use super::search::{parse_ms, Limits};
-use super::vary;
 use super::EXIT_CODES;
+use super::{set, vary};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -29,6 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// List the built-in scenarios with a one-line description.
     Scenarios,
+    /// Show a built-in scenario, or export it as a scenario file (`--toml`).
+    Show(ShowArgs),
     /// Check a scenario: exhaustively (breadth-first, shortest counterexample) or by seeded
     /// random walks.
     Check(CheckArgs),
@@ -57,6 +59,11 @@ pub struct CheckArgs {
     /// First seed of the random walks.
     #[arg(long, value_name = "SEED", default_value_t = 0, requires = "random")]
     pub first_seed: u64,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
     /// Where to save the trace of a violation (default: `<scenario>.trace.json`).
@@ -104,8 +111,18 @@ pub struct ExplainArgs {
     /// `.svg` selects SVG.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The chart's format (default: from the output file's extension, else HTML).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A built-in scenario name (`lockcheck scenarios` lists them) or a scenario file.
+    pub scenario: String,
+    /// Print the scenario as a TOML scenario file that `check` reads.
+    #[arg(long)]
+    pub toml: bool,
 }
 
 #[derive(Args, Debug)]
@@ -126,8 +143,14 @@ pub struct SweepArgs {
     /// Random walks instead of the exhaustive search at each point.
     #[arg(long)]
     pub random: bool,
+    /// Number of random walks at each point (default: the scenario's `explore.random_seeds`).
     #[arg(long, value_name = "N", requires = "random")]
     pub seeds: Option<u64>,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
 }
@@ -142,6 +165,11 @@ pub struct BoundaryArgs {
     /// Stop bisecting at this precision.
     #[arg(long, value_name = "DURATION", default_value = "1ms", value_parser = parse_ms)]
     pub resolution: u64,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
 }

@@ -5,6 +5,7 @@
 use super::grid::{point, Found};
 use super::input::{load_scenario, InputError};
 use super::search::Limits;
+use super::set::apply_sets;
 use super::{human, vary, BoundaryArgs, CliError, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
@@ -77,7 +78,7 @@ impl Bisection<'_> {
 }
 
 pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
-    let base = load_scenario(&a.scenario)?;
+    let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let name = &a.vary.name;
     let (mut lo, mut hi) = match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
         (Some(&lo), Some(&hi)) if lo < hi => (lo, hi),

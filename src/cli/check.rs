@@ -9,6 +9,7 @@
 use super::input::{load_scenario, SavedTrace};
 use super::rerun::rerun_command;
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
+use super::set::apply_sets;
 use super::stats;
 use super::words::{faults_in, oracle_meaning, plural, quote};
 use super::{CheckArgs, CliError, Limits, Output};
@@ -37,7 +38,7 @@ fn default_trace_path(scenario: &Scenario) -> PathBuf {
 }
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
-    let scenario = load_scenario(&a.scenario)?;
+    let scenario = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let mode = if a.random {
         Mode::Random {
             first: a.first_seed,
@@ -137,7 +138,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         file.display(),
     ));
     if let Some(seed) = path.seed {
-        let rerun = rerun_command(&a.scenario, seed);
+        let rerun = rerun_command(&a.scenario, &a.sets, seed);
         text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
         j["seed"] = json!(seed);
         j["rerun_command"] = json!(rerun);

@@ -1,4 +1,4 @@
-//! The `lockcheck` command line: `scenarios`, `check`, `replay`, `shrink`, `sweep`,
+//! The `lockcheck` command line: `scenarios`, `show`, `check`, `replay`, `shrink`, `sweep`,
 //! `boundary` and `explain`. Every command prints text, or one JSON object with `--json`,
 //! and exits with a documented code ([`EXIT_CODES`]). Bad input is one clear error naming the
 //! file, line and field (exit 2), never a panic; a file that cannot be written exits 4.
@@ -16,6 +16,8 @@ mod replay;
 mod rerun;
 mod scenarios;
 pub mod search;
+pub mod set;
+pub mod show;
 mod shrink;
 mod stats;
 mod sweep;
@@ -58,6 +60,7 @@ pub fn run(cli: &Cli) -> Result<Output, CliError> {
 fn run_command(cli: &Cli) -> Result<Output, CliError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios::cmd_scenarios()),
+        Command::Show(a) => show::cmd_show(a),
         Command::Check(a) => check::cmd_check(a, cli.json),
         Command::Replay(a) => replay::cmd_replay(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),

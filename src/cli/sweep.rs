@@ -5,6 +5,7 @@
 use super::grid::{point, with_values, Found};
 use super::input::{load_scenario, InputError};
 use super::search::Limits;
+use super::set::apply_sets;
 use super::{vary, CliError, Output, SweepArgs};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
@@ -20,7 +21,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliError> {
-    let base = load_scenario(&a.scenario)?;
+    let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     if a.vary.len() > 3 {
         return Err(InputError::new("give at most three --vary parameters").into());
     }

@@ -13,6 +13,8 @@ pub mod builtin_redlock;
 pub mod checks;
 pub mod detection;
 pub mod duration;
+pub mod set_path;
+pub mod suggest;
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::redlock::Dispatch;
