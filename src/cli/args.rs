@@ -165,6 +165,13 @@ pub struct BoundaryArgs {
     /// Stop bisecting at this precision.
     #[arg(long, value_name = "DURATION", default_value = "1ms", value_parser = parse_ms)]
     pub resolution: u64,
+    /// Random walks at every value instead of the exhaustive search (which otherwise falls
+    /// back to them at a value where it reaches a limit).
+    #[arg(long)]
+    pub random: bool,
+    /// Random walks per value (default: the scenario's `explore.random_seeds`).
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
     /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
     /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
     /// `--vary`). Repeatable; applied in order.
