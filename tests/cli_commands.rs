@@ -496,9 +496,18 @@ fn explain_draws_a_swimlane_chart() {
         assert_eq!(pauses.len(), 1);
         assert_eq!(pauses[0].attribute("data-process"), Some("client-1"));
         assert!(with_class(&doc, "msg").len() > 10);
-        assert!(with_class(&doc, "msg")
+        // Arrows that changed no lock key, belief or account are thin, without a head.
+        let (quiet, loud): (Vec<_>, Vec<_>) = with_class(&doc, "msg")
+            .into_iter()
+            .partition(|m| m.attribute("class") == Some("msg quiet"));
+        assert!(!loud.is_empty() && !quiet.is_empty());
+        assert!(loud
             .iter()
             .all(|m| m.attribute("marker-end") == Some("url(#arrow)")));
+        assert!(quiet
+            .iter()
+            .all(|m| m.attribute("marker-end").is_none()
+                && m.attribute("stroke-width") == Some("0.6")));
         let keys = with_class(&doc, "key");
         assert!(keys.len() >= 2, "the lock key of each holder on redis");
         assert!(keys

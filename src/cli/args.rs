@@ -137,9 +137,13 @@ pub struct SweepArgs {
     /// Write the heat map as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Write the heat map and the table as a self-contained HTML page.
+    /// Write the heat map and the table as a self-contained HTML page; each violating
+    /// cell links to its swimlane chart, drawn next to its trace.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Where the trace of every violating point is saved (and its chart, with `--html`).
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
     /// Random walks instead of the exhaustive search at each point.
     #[arg(long)]
     pub random: bool,

@@ -21,6 +21,7 @@ pub mod show;
 mod shrink;
 mod stats;
 mod sweep;
+mod sweep_traces;
 pub mod vary;
 mod words;
 

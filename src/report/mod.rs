@@ -4,6 +4,7 @@
 
 mod cause_marks;
 pub mod causes;
+pub mod compact_grid;
 pub mod explained;
 pub mod heatmap;
 pub mod overlap_end;
