@@ -92,7 +92,7 @@ fn check_finds_the_violation_saves_a_trace_and_replay_reproduces_it() {
     assert!(out.stdout.contains("virtual time covered 17.003 s"));
     assert!(out.stdout.contains("FAULT pause client-1 for 15000 ms"));
     assert!(out.stdout.contains("MUTUAL EXCLUSION BROKEN"));
-    let file = format!("{SMALL}.trace.json");
+    let file = format!("lockcheck-traces/{SMALL}.trace.json");
     assert!(out.stdout.contains(&format!("trace saved to {file}")));
     assert!(out
         .stdout
@@ -229,7 +229,13 @@ fn scenario_files_in_toml() {
     assert_eq!(j["oracle"], "me-resource");
     assert_eq!(j["scenario"], "seed-003-incident-file");
     // Its trace replays with the scenario saved inside it.
-    let replay = lockcheck_in(&dir, &["replay", "seed-003-incident-file.trace.json"]);
+    let replay = lockcheck_in(
+        &dir,
+        &[
+            "replay",
+            "lockcheck-traces/seed-003-incident-file.trace.json",
+        ],
+    );
     assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
 }
 

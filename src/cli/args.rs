@@ -1,5 +1,6 @@
 //! The command line as clap reads it: the commands and their arguments.
 
+use super::conventions::VERSION;
 use super::search::{parse_ms, Limits};
 use super::EXIT_CODES;
 use super::{set, vary};
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "lockcheck",
-    version,
+    version = VERSION,
     about = "A deterministic simulation model checker for distributed locks on Redis",
     long_about = "A deterministic simulation model checker for distributed locks on Redis.\n\n\
         Scenarios are built-in names (`lockcheck scenarios`) or TOML files. `check` explores \
@@ -44,6 +45,17 @@ pub enum Command {
     Boundary(BoundaryArgs),
     /// Draw a saved trace as a swimlane chart (self-contained HTML, or SVG).
     Explain(ExplainArgs),
+    /// Print a shell completion script: `lockcheck completions bash > /etc/bash_completion.d/lockcheck`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): `lockcheck man > lockcheck.1`.
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]
@@ -66,9 +78,13 @@ pub struct CheckArgs {
     pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
-    /// Where to save the trace of a violation (default: `<scenario>.trace.json`).
+    /// Where to save the trace of a violation (default: `<scenario>.trace.json` in the
+    /// trace folder).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The folder traces are saved in unless `--output` names a file.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
     /// Also print where the branching came from (by kind of choice) and what the reductions
     /// saved.
     #[arg(long)]

@@ -20,9 +20,9 @@ use crate::report::{seconds, timeline};
 use crate::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-fn default_trace_path(scenario: &Scenario) -> PathBuf {
+fn default_trace_path(dir: &Path, scenario: &Scenario) -> PathBuf {
     let safe: String = scenario
         .name
         .chars()
@@ -34,7 +34,7 @@ fn default_trace_path(scenario: &Scenario) -> PathBuf {
             }
         })
         .collect();
-    PathBuf::from(format!("{safe}.trace.json"))
+    dir.join(format!("{safe}.trace.json"))
 }
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
@@ -121,7 +121,10 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     let file = a
         .output
         .clone()
-        .unwrap_or_else(|| default_trace_path(&scenario));
+        .unwrap_or_else(|| default_trace_path(&a.trace_dir, &scenario));
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
+    }
     SavedTrace::new(&scenario, trace)
         .save(&file)
         .map_err(|e| CliError::write(&file, &e))?;

@@ -7,6 +7,7 @@
 mod args;
 mod boundary;
 mod check;
+pub mod conventions;
 mod error;
 mod explain;
 mod grid;
@@ -62,6 +63,8 @@ fn run_command(cli: &Cli) -> Result<Output, CliError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios::cmd_scenarios()),
         Command::Show(a) => show::cmd_show(a),
+        Command::Completions(a) => Ok(conventions::cmd_completions(a)),
+        Command::Man => Ok(conventions::cmd_man()),
         Command::Check(a) => check::cmd_check(a, cli.json),
         Command::Replay(a) => replay::cmd_replay(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),
