@@ -20,6 +20,7 @@ pub mod search;
 pub mod set;
 pub mod show;
 mod shrink;
+mod shrink_report;
 mod stats;
 mod sweep;
 mod sweep_traces;

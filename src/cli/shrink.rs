@@ -3,6 +3,7 @@
 
 use super::input::{InputError, SavedTrace};
 use super::loaded::{load_run, Loaded};
+use super::shrink_report::changes;
 use super::words::{faults_in, plural, quote, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_VIOLATION};
 use crate::report::timeline;
@@ -46,18 +47,18 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         .save(&out)
         .map_err(|e| CliError::write(&out, &e))?;
     let entries = timeline::entries(&world, &small);
+    let changes = changes(&world, &path, &small);
     let text = format!(
-        "shrunk {} ({}, {}) to {}, {}; still violates {property}\n{}\nsmaller trace saved to {}\nreplay it with: lockcheck replay {}\n",
-        a.trace,
-        plural(path.steps.len(), "step"),
-        plural(faults_in(&world, &path), "fault"),
+        "{}; {}, {} after; still violates {property}\n{}{}\ntrace saved to {}\nreplay it with: lockcheck replay {}\n",
+        changes.headline(&a.trace),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
+        changes.lines(),
         timeline::text(&entries, Some(&property)),
         out.display(),
         quote(&out),
     );
-    let j = json!({
+    let mut j = json!({
         "command": "shrink",
         "trace_file": a.trace,
         "oracle": property,
@@ -68,6 +69,9 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         "output": out.display().to_string(),
         "timeline": entries,
     });
+    for (k, v) in changes.json().as_object().into_iter().flatten() {
+        j[k] = v.clone();
+    }
     Ok(Output {
         text,
         json: j,
