@@ -216,6 +216,7 @@ impl Sweep {
             }
         }
         let lx = left + cw * xs.len() as f64 + 20.0;
+        s.push_str("<g class=\"legend\">");
         for (k, v) in [Verdict::Safe, Verdict::Violated, Verdict::Unknown]
             .iter()
             .enumerate()
@@ -234,7 +235,7 @@ impl Sweep {
                 }
             );
         }
-        s.push_str("</svg>\n");
+        s.push_str("</g>\n</svg>\n");
         s
     }
 
