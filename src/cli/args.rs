@@ -45,10 +45,23 @@ pub enum Command {
     Boundary(BoundaryArgs),
     /// Draw a saved trace as a swimlane chart (self-contained HTML, or SVG).
     Explain(ExplainArgs),
+    /// Compare two saved runs: where they part and what each does from there.
+    Diff(DiffArgs),
     /// Print a shell completion script: `lockcheck completions bash > /etc/bash_completion.d/lockcheck`.
     Completions(CompletionsArgs),
     /// Print the man page (roff): `lockcheck man > lockcheck.1`.
     Man,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The first trace.
+    pub a: String,
+    /// The second trace.
+    pub b: String,
+    /// Also draw both runs, the parting marked, on one HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -192,6 +205,13 @@ pub struct BoundaryArgs {
     /// Random walks per value (default: the scenario's `explore.random_seeds`).
     #[arg(long, value_name = "N")]
     pub seeds: Option<u64>,
+    /// Explain the flip: follow the violating neighbour's counterexample in the safe
+    /// neighbour, save both runs under --trace-dir and show where they part.
+    #[arg(long)]
+    pub explain: bool,
+    /// Where `--explain` saves the two runs.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
     /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
     /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
     /// `--vary`). Repeatable; applied in order.

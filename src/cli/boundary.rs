@@ -5,6 +5,7 @@
 //! found a violation. An interrupt stops the bisection, which says between which values the
 //! flip may still lie.
 
+use super::boundary_explain::explain_flip;
 use super::grid::{point, Found};
 use super::input::{load_scenario, InputError};
 use super::search::Limits;
@@ -177,7 +178,17 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     } else {
         at_hi.1
     };
-    let found = flip(&base, name, (lo, hi), lo_verdict, oracle, res, b.checks);
+    let mut found = flip(&base, name, (lo, hi), lo_verdict, oracle, res, b.checks);
+    if a.explain {
+        let (safe, broken) = if lo_verdict == Verdict::Safe {
+            (lo, hi)
+        } else {
+            (hi, lo)
+        };
+        let (text, j) = explain_flip(&base, name, (safe, broken), &a.limits, &a.trace_dir)?;
+        found.text.push_str(&text);
+        found.json["explanation"] = j;
+    }
     Ok(with_search(found, &b))
 }
 

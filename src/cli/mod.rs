@@ -6,8 +6,10 @@
 
 mod args;
 mod boundary;
+mod boundary_explain;
 mod check;
 pub mod conventions;
+mod diff;
 mod error;
 mod explain;
 mod grid;
@@ -66,6 +68,7 @@ fn run_command(cli: &Cli) -> Result<Output, CliError> {
         Command::Show(a) => show::cmd_show(a),
         Command::Completions(a) => Ok(conventions::cmd_completions(a)),
         Command::Man => Ok(conventions::cmd_man()),
+        Command::Diff(a) => diff::cmd_diff(a),
         Command::Check(a) => check::cmd_check(a, cli.json),
         Command::Replay(a) => replay::cmd_replay(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),

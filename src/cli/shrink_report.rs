@@ -5,6 +5,7 @@
 //! called simpler, not shorter, and a run no simpler than the original is not called shrunk.
 
 use crate::oracles::RedisWorld;
+use crate::report::parting::skeleton;
 use lockcheck_sim::{shrink_score, Model, Path};
 use serde_json::{json, Value};
 
@@ -23,18 +24,6 @@ fn fault_labels(world: &RedisWorld, path: &Path<RedisWorld>) -> Vec<String> {
         .filter(|s| world.is_fault(&s.action))
         .map(|s| s.label.clone())
         .collect()
-}
-
-/// A label with its numbers blanked: a fault and its smaller self share it.
-fn skeleton(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| if c.is_ascii_digit() { '#' } else { c })
-        .collect::<String>()
-        .split('#')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("#")
 }
 
 pub(super) fn changes(

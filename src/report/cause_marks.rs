@@ -71,6 +71,12 @@ impl Chart {
                 top + 12.0,
                 escape(&m.text)
             ),
+            "parting" => writeln!(
+                s,
+                r##"<g class="parting" data-process="{}"><line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{:.1}" stroke="#1565c0" stroke-width="2" stroke-dasharray="6 3"/>{title}</g>"##,
+                escape(&self.lanes[m.lane].0),
+                top + self.lane_height(m.lane)
+            ),
             "crash" | "restart" => writeln!(
                 s,
                 r##"<g class="{}" data-process="{}"><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="15" font-weight="bold" fill="#000">{}</text>{title}</g>"##,

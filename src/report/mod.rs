@@ -8,6 +8,7 @@ pub mod compact_grid;
 pub mod explained;
 pub mod heatmap;
 pub mod overlap_end;
+pub mod parting;
 pub mod swimlane;
 pub mod timeline;
 
