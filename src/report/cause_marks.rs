@@ -33,8 +33,7 @@ impl Chart {
             let Some(bar) = self
                 .keys
                 .iter()
-                .filter(|k| k.lane == key.lane && k.text == key.key_text)
-                .last()
+                .rfind(|k| k.lane == key.lane && k.text == key.key_text)
             else {
                 continue;
             };
