@@ -180,16 +180,26 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     };
     let mut found = flip(&base, name, (lo, hi), lo_verdict, oracle, res, b.checks);
     if a.explain {
-        let (safe, broken) = if lo_verdict == Verdict::Safe {
-            (lo, hi)
-        } else {
-            (hi, lo)
-        };
-        let (text, j) = explain_flip(&base, name, (safe, broken), &a.limits, &a.trace_dir)?;
+        let (text, j) = explain_flip(
+            &base,
+            name,
+            safe_and_broken(lo, hi, lo_verdict),
+            &a.limits,
+            &a.trace_dir,
+        )?;
         found.text.push_str(&text);
         found.json["explanation"] = j;
     }
     Ok(with_search(found, &b))
+}
+
+/// The flip's safe and breaking values, `lo` and `hi` in some order.
+fn safe_and_broken(lo: u64, hi: u64, lo_verdict: Verdict) -> (u64, u64) {
+    if lo_verdict == Verdict::Safe {
+        (lo, hi)
+    } else {
+        (hi, lo)
+    }
 }
 
 /// `out` with the search the bisection used: a line of text and `search` in JSON.
