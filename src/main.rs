@@ -2,8 +2,9 @@
 //! See `lockcheck --help`; the work is done in `lockcheck::cli`.
 
 use clap::Parser;
+use lockcheck::cli::conventions::{colour_verdicts, colour_wanted};
 use lockcheck::cli::{self, Cli, EXIT_BAD_INPUT};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 /// The explorer copies and frees many small states; mimalloc's per-size free lists do that
@@ -33,6 +34,11 @@ fn main() -> ExitCode {
                     "{}",
                     serde_json::to_string_pretty(&out.json).unwrap_or_default()
                 )
+            } else if colour_wanted(
+                stdout.is_terminal(),
+                std::env::var("NO_COLOR").ok().as_deref(),
+            ) {
+                write!(stdout, "{}", colour_verdicts(&out.text))
             } else {
                 write!(stdout, "{}", out.text)
             };

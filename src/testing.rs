@@ -16,6 +16,22 @@
 //! testing::check(&scenario).assert_no_violation();
 //! ```
 //!
+//! Property tests: [`for_all`] runs a property over a strategy's cases quietly (no output
+//! while shrinking), then reports the smallest failing case once, with its parameters,
+//! timeline, one saved trace and the command that reruns it; `LOCKCHECK_SEEDS` sets the
+//! number of cases and `LOCKCHECK_SEED` reruns one.
+//!
+//! ```no_run
+//! use lockcheck::testing::{self, single_node_scenario};
+//!
+//! testing::for_all("short_pauses_are_harmless", single_node_scenario(), |(p, s)| {
+//!     if p.pause_ms + p.work_ms >= p.ttl_ms {
+//!         return Ok(()); // not this property's concern
+//!     }
+//!     testing::check(&s).no_violation()
+//! });
+//! ```
+//!
 //! This module is behind the `proptest` cargo feature, on by default, so that a user's
 //! tests get the strategies without adding proptest themselves; turn default features off
 //! to drop the dependency.
@@ -32,6 +48,9 @@ use lockcheck_sim::{Outcome, Trace};
 use proptest::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+mod property;
+pub use property::{for_all, parameters, Failure, DEFAULT_CASES};
 
 /// A checked scenario.
 pub struct Run {
@@ -106,7 +125,7 @@ impl Run {
         save_violation_in_trace_dir(&self.scenario, trace, &name).ok()
     }
 
-    fn failure(&self, what: &str) -> String {
+    pub(crate) fn failure(&self, what: &str) -> String {
         let mut msg = format!("scenario `{}`: {what}\n", self.scenario.name);
         if let Some(t) = self.timeline() {
             msg.push_str("counterexample:\n");
@@ -118,21 +137,43 @@ impl Run {
         msg
     }
 
+    /// What is wrong if the run must find no violation and get a verdict.
+    fn no_violation_problem(&self) -> Option<String> {
+        if let Some(o) = self.violated() {
+            return Some(format!("{o} VIOLATED"));
+        }
+        self.limit_reached().then(|| {
+            format!(
+                "no verdict: {} ({} unique states)",
+                self.checked.report.outcome, self.checked.report.stats.unique_states
+            )
+        })
+    }
+
+    /// What is wrong if the run must violate `oracle`.
+    fn violation_problem(&self, oracle: &str) -> Option<String> {
+        let found = self.violated().unwrap_or("no violation");
+        (self.violated() != Some(oracle))
+            .then(|| format!("expected {oracle} to be violated, found {found}"))
+    }
+
+    /// What is wrong if the run must give the scenario's own `expect` verdict.
+    fn expected_problem(&self) -> Option<String> {
+        (!self.checked.as_expected(&self.scenario.expect)).then(|| {
+            format!(
+                "expected {:?}, found {}",
+                self.scenario.expect,
+                self.violated().unwrap_or("no violation")
+            )
+        })
+    }
+
     /// Panics, with the timeline and the replay command, unless no oracle was violated
     /// and no limit cut the search short.
     #[track_caller]
     pub fn assert_no_violation(&self) -> &Self {
-        if let Some(o) = self.violated() {
-            panic!("{}", self.failure(&format!("{o} VIOLATED")));
-        }
-        if self.limit_reached() {
-            panic!(
-                "{}",
-                self.failure(&format!(
-                    "no verdict: {} ({} unique states)",
-                    self.checked.report.outcome, self.checked.report.stats.unique_states
-                ))
-            );
+        if let Some(problem) = self.no_violation_problem() {
+            panic!("{}", self.failure(&problem));
         }
         self
     }
@@ -140,12 +181,8 @@ impl Run {
     /// Panics unless `oracle` was violated.
     #[track_caller]
     pub fn assert_violated(&self, oracle: &str) -> &Self {
-        if self.violated() != Some(oracle) {
-            let found = self.violated().unwrap_or("no violation");
-            panic!(
-                "{}",
-                self.failure(&format!("expected {oracle} to be violated, found {found}"))
-            );
+        if let Some(problem) = self.violation_problem(oracle) {
+            panic!("{}", self.failure(&problem));
         }
         self
     }
@@ -153,17 +190,33 @@ impl Run {
     /// Panics unless the scenario's own `expect` verdict was found.
     #[track_caller]
     pub fn assert_expected(&self) -> &Self {
-        if !self.checked.as_expected(&self.scenario.expect) {
-            panic!(
-                "{}",
-                self.failure(&format!(
-                    "expected {:?}, found {}",
-                    self.scenario.expect,
-                    self.violated().unwrap_or("no violation")
-                ))
-            );
+        if let Some(problem) = self.expected_problem() {
+            panic!("{}", self.failure(&problem));
         }
         self
+    }
+
+    /// For [`for_all`]: a quiet failure unless no oracle was violated and no limit cut
+    /// the search short.
+    pub fn no_violation(self) -> Result<(), Failure> {
+        self.quietly(Run::no_violation_problem)
+    }
+
+    /// For [`for_all`]: a quiet failure unless `oracle` was violated.
+    pub fn violation_of(self, oracle: &str) -> Result<(), Failure> {
+        self.quietly(|run| run.violation_problem(oracle))
+    }
+
+    /// For [`for_all`]: a quiet failure unless the scenario's own verdict was found.
+    pub fn as_expected(self) -> Result<(), Failure> {
+        self.quietly(Run::expected_problem)
+    }
+
+    fn quietly(self, problem: impl Fn(&Run) -> Option<String>) -> Result<(), Failure> {
+        match problem(&self) {
+            Some(reason) => Err(Failure::of(self, reason)),
+            None => Ok(()),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, lockcheck_within, workdir, Out};
+use common::{json, lockcheck_within, with_class, with_svg, workdir, Out};
 use std::path::Path;
 use std::time::Duration;
 
@@ -92,7 +92,7 @@ fn check_finds_the_violation_saves_a_trace_and_replay_reproduces_it() {
     assert!(out.stdout.contains("virtual time covered 17.003 s"));
     assert!(out.stdout.contains("FAULT pause client-1 for 15000 ms"));
     assert!(out.stdout.contains("MUTUAL EXCLUSION BROKEN"));
-    let file = format!("{SMALL}.trace.json");
+    let file = format!("lockcheck-traces/{SMALL}.trace.json");
     assert!(out.stdout.contains(&format!("trace saved to {file}")));
     assert!(out
         .stdout
@@ -229,7 +229,13 @@ fn scenario_files_in_toml() {
     assert_eq!(j["oracle"], "me-resource");
     assert_eq!(j["scenario"], "seed-003-incident-file");
     // Its trace replays with the scenario saved inside it.
-    let replay = lockcheck_in(&dir, &["replay", "seed-003-incident-file.trace.json"]);
+    let replay = lockcheck_in(
+        &dir,
+        &[
+            "replay",
+            "lockcheck-traces/seed-003-incident-file.trace.json",
+        ],
+    );
     assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
 }
 
@@ -450,76 +456,6 @@ fn shrink_writes_a_smaller_trace_that_still_fails() {
     let replay = lockcheck_in(&dir, &["replay", "small.json"]);
     assert_eq!(replay.code, 1);
     assert!(replay.stdout.contains("reproduced"));
-}
-
-/// The `<svg>` element of an HTML page or SVG file, parsed.
-fn with_svg(text: &str, f: impl FnOnce(roxmltree::Document)) {
-    let start = text.find("<svg").expect("an <svg> element");
-    let end = text.rfind("</svg>").expect("a closed <svg>") + "</svg>".len();
-    let doc = roxmltree::Document::parse(&text[start..end]).expect("well-formed SVG");
-    f(doc)
-}
-
-fn with_class<'a>(doc: &'a roxmltree::Document, class: &str) -> Vec<roxmltree::Node<'a, 'a>> {
-    doc.descendants()
-        .filter(|n| {
-            n.attribute("class")
-                .is_some_and(|c| c.split(' ').any(|w| w == class))
-        })
-        .collect()
-}
-
-#[test]
-fn explain_draws_a_swimlane_chart() {
-    let dir = workdir("explain");
-    assert_eq!(
-        lockcheck_in(&dir, &["check", SMALL, "-o", "k.json"]).code,
-        1
-    );
-    let out = lockcheck_in(&dir, &["explain", "k.json"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("wrote k.html"));
-    let html = std::fs::read_to_string(dir.join("k.html")).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>"));
-    assert!(
-        !html.contains("<script src") && !html.contains("<link"),
-        "self-contained"
-    );
-    assert!(html.contains("class=\"timeline\""));
-    with_svg(&html, |doc| {
-        let lanes: Vec<&str> = with_class(&doc, "lane")
-            .iter()
-            .map(|n| n.attribute("data-process").unwrap())
-            .collect();
-        assert_eq!(lanes, ["redis", "account", "client-1", "client-2"]);
-        let pauses = with_class(&doc, "pause");
-        assert_eq!(pauses.len(), 1);
-        assert_eq!(pauses[0].attribute("data-process"), Some("client-1"));
-        assert!(with_class(&doc, "msg").len() > 10);
-        assert!(with_class(&doc, "msg")
-            .iter()
-            .all(|m| m.attribute("marker-end") == Some("url(#arrow)")));
-        let keys = with_class(&doc, "key");
-        assert!(keys.len() >= 2, "the lock key of each holder on redis");
-        assert!(keys
-            .iter()
-            .all(|k| k.attribute("data-process") == Some("redis")));
-        let believers: Vec<&str> = with_class(&doc, "belief")
-            .iter()
-            .map(|n| n.attribute("data-process").unwrap())
-            .collect();
-        assert!(believers.contains(&"client-1") && believers.contains(&"client-2"));
-        assert_eq!(with_class(&doc, "overlap").len(), 1);
-        assert_eq!(with_class(&doc, "violation").len(), 1);
-    });
-    let out = lockcheck_in(&dir, &["explain", "k.json", "-o", "k.svg", "--json"]);
-    assert_eq!(out.code, 0);
-    assert_eq!(json(&out)["format"], "svg");
-    let svg = std::fs::read_to_string(dir.join("k.svg")).unwrap();
-    with_svg(&svg, |doc| {
-        assert_eq!(doc.root_element().tag_name().name(), "svg");
-        assert_eq!(with_class(&doc, "lane").len(), 4);
-    });
 }
 
 #[test]

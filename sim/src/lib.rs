@@ -41,5 +41,5 @@ pub use prng::Prng;
 pub use property::{Expectation, Observation, Observes, Property, PropertyKind, Visibility};
 pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
 pub use script::{run_script, ScriptError, ScriptedFault};
-pub use shrink::{shrink, ShrinkOptions};
+pub use shrink::{score as shrink_score, shrink, ShrinkOptions};
 pub use trace::{replay, replay_checked, Replay, Trace, TraceError, TraceStep};

@@ -66,8 +66,9 @@ pub fn shrink<M: Model>(
     Some(rebuild_path(model, path.init, &best_choices, path.seed))
 }
 
-/// (faults, total size rank, steps): lower is simpler.
-fn score<M: Model>(model: &M, actions: &[M::Action]) -> (usize, usize, usize) {
+/// (faults, total size rank, steps): lower is simpler. The shrinker only ever keeps a
+/// candidate whose score is strictly lower, so a shrunk run never scores higher.
+pub fn score<M: Model>(model: &M, actions: &[M::Action]) -> (usize, usize, usize) {
     let faults = actions.iter().filter(|a| model.is_fault(a)).count();
     let sizes = actions.iter().map(|a| model.shrink_action(a).len()).sum();
     (faults, sizes, actions.len())

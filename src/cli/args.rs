@@ -1,15 +1,16 @@
 //! The command line as clap reads it: the commands and their arguments.
 
+use super::conventions::VERSION;
 use super::search::{parse_ms, Limits};
-use super::vary;
 use super::EXIT_CODES;
+use super::{set, vary};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "lockcheck",
-    version,
+    version = VERSION,
     about = "A deterministic simulation model checker for distributed locks on Redis",
     long_about = "A deterministic simulation model checker for distributed locks on Redis.\n\n\
         Scenarios are built-in names (`lockcheck scenarios`) or TOML files. `check` explores \
@@ -29,6 +30,8 @@ pub struct Cli {
 pub enum Command {
     /// List the built-in scenarios with a one-line description.
     Scenarios,
+    /// Show a built-in scenario, or export it as a scenario file (`--toml`).
+    Show(ShowArgs),
     /// Check a scenario: exhaustively (breadth-first, shortest counterexample) or by seeded
     /// random walks.
     Check(CheckArgs),
@@ -42,6 +45,30 @@ pub enum Command {
     Boundary(BoundaryArgs),
     /// Draw a saved trace as a swimlane chart (self-contained HTML, or SVG).
     Explain(ExplainArgs),
+    /// Compare two saved runs: where they part and what each does from there.
+    Diff(DiffArgs),
+    /// Print a shell completion script: `lockcheck completions bash > /etc/bash_completion.d/lockcheck`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): `lockcheck man > lockcheck.1`.
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The first trace.
+    pub a: String,
+    /// The second trace.
+    pub b: String,
+    /// Also draw both runs, the parting marked, on one HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug)]
@@ -57,11 +84,20 @@ pub struct CheckArgs {
     /// First seed of the random walks.
     #[arg(long, value_name = "SEED", default_value_t = 0, requires = "random")]
     pub first_seed: u64,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
-    /// Where to save the trace of a violation (default: `<scenario>.trace.json`).
+    /// Where to save the trace of a violation (default: `<scenario>.trace.json` in the
+    /// trace folder).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The folder traces are saved in unless `--output` names a file.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
     /// Also print where the branching came from (by kind of choice) and what the reductions
     /// saved.
     #[arg(long)]
@@ -104,8 +140,18 @@ pub struct ExplainArgs {
     /// `.svg` selects SVG.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The chart's format (default: from the output file's extension, else HTML).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A built-in scenario name (`lockcheck scenarios` lists them) or a scenario file.
+    pub scenario: String,
+    /// Print the scenario as a TOML scenario file that `check` reads.
+    #[arg(long)]
+    pub toml: bool,
 }
 
 #[derive(Args, Debug)]
@@ -120,14 +166,24 @@ pub struct SweepArgs {
     /// Write the heat map as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Write the heat map and the table as a self-contained HTML page.
+    /// Write the heat map and the table as a self-contained HTML page; each violating
+    /// cell links to its swimlane chart, drawn next to its trace.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Where the trace of every violating point is saved (and its chart, with `--html`).
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
     /// Random walks instead of the exhaustive search at each point.
     #[arg(long)]
     pub random: bool,
+    /// Number of random walks at each point (default: the scenario's `explore.random_seeds`).
     #[arg(long, value_name = "N", requires = "random")]
     pub seeds: Option<u64>,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
 }
@@ -142,6 +198,25 @@ pub struct BoundaryArgs {
     /// Stop bisecting at this precision.
     #[arg(long, value_name = "DURATION", default_value = "1ms", value_parser = parse_ms)]
     pub resolution: u64,
+    /// Random walks at every value instead of the exhaustive search (which otherwise falls
+    /// back to them at a value where it reaches a limit).
+    #[arg(long)]
+    pub random: bool,
+    /// Random walks per value (default: the scenario's `explore.random_seeds`).
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
+    /// Explain the flip: follow the violating neighbour's counterexample in the safe
+    /// neighbour, save both runs under --trace-dir and show where they part.
+    #[arg(long)]
+    pub explain: bool,
+    /// Where `--explain` saves the two runs.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
+    /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
+    /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
+    /// `--vary`). Repeatable; applied in order.
+    #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
+    pub sets: Vec<set::Set>,
     #[command(flatten)]
     pub limits: Limits,
 }

@@ -1,9 +1,14 @@
-//! `boundary`: one parameter bisected to the value where the verdict flips. A limit or an
-//! interrupt before the answer stops the bisection, which says where and between which
-//! values the flip may still lie.
+//! `boundary`: one parameter bisected to the value where the verdict flips. Each value is
+//! checked exhaustively; when a limit comes before a verdict the bisection falls back to
+//! seeded random walks from that value on (`--random` asks for them from the start), and
+//! says which search it used: a safe verdict from random walks only means none of them
+//! found a violation. An interrupt stops the bisection, which says between which values the
+//! flip may still lie.
 
+use super::boundary_explain::explain_flip;
 use super::grid::{point, Found};
 use super::search::Limits;
+use super::set::apply_sets;
 use super::{human, vary, BoundaryArgs, CliError, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
@@ -27,6 +32,12 @@ struct Bisection<'a> {
     name: &'a str,
     limits: &'a Limits,
     checks: usize,
+    /// Random walks per value, once they are in use.
+    random_seeds: Option<u64>,
+    /// Walks to fall back to when an exhaustive check reaches a limit.
+    fallback_seeds: u64,
+    /// The value where an exhaustive check reached a limit and the walks took over.
+    fell_back_at: Option<u64>,
 }
 
 impl Bisection<'_> {
@@ -36,11 +47,43 @@ impl Bisection<'_> {
     ) -> Result<Result<(Verdict, Option<String>), Stopped>, InputError> {
         self.checks += 1;
         let s = vary::apply(self.base, self.name, x)?;
-        Ok(match point(&s, Mode::Exhaustive, self.limits)? {
+        let mode = match self.random_seeds {
+            Some(count) => Mode::Random { first: 0, count },
+            None => Mode::Exhaustive,
+        };
+        Ok(match point(&s, mode, self.limits)? {
             Found::Interrupted => Err(Stopped::Interrupted),
+            Found::Verdict(Verdict::Unknown, _, _) if self.random_seeds.is_none() => {
+                self.random_seeds = Some(self.fallback_seeds);
+                self.fell_back_at = Some(x);
+                self.checks -= 1;
+                return self.verdict_at(x);
+            }
             Found::Verdict(Verdict::Unknown, _, _) => Err(Stopped::Limit(x)),
             Found::Verdict(v, o, _) => Ok((v, o)),
         })
+    }
+
+    /// Which search gave the verdicts, for people and for JSON.
+    fn search(&self) -> (String, serde_json::Value) {
+        match (self.random_seeds, self.fell_back_at) {
+            (None, _) => (
+                "exhaustive search at every value".into(),
+                json!({"kind": "exhaustive"}),
+            ),
+            (Some(n), None) => (
+                format!("random walks, {n} seeds per value (a safe verdict means none found a violation)"),
+                json!({"kind": "random", "seeds": n}),
+            ),
+            (Some(n), Some(x)) => (
+                format!(
+                    "exhaustive search until a limit at {} = {}, then random walks, {n} seeds per value (a safe verdict there means none found a violation)",
+                    self.name,
+                    human(x)
+                ),
+                json!({"kind": "exhaustive_then_random", "seeds": n, "fell_back_at_ms": x}),
+            ),
+        }
     }
 
     /// The output of a bisection that stopped with the flip somewhere in `lo..=hi`.
@@ -78,7 +121,7 @@ impl Bisection<'_> {
 }
 
 pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
-    let base = load_scenario(&a.scenario)?;
+    let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let name = &a.vary.name;
     let (mut lo, mut hi) = match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
         (Some(&lo), Some(&hi)) if lo < hi => (lo, hi),
@@ -97,6 +140,11 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
         name,
         limits: &a.limits,
         checks: 0,
+        random_seeds: a
+            .random
+            .then(|| a.seeds.unwrap_or(base.explore.random_seeds)),
+        fallback_seeds: a.seeds.unwrap_or(base.explore.random_seeds),
+        fell_back_at: None,
     };
     let at_lo = match b.verdict_at(lo)? {
         Ok(v) => v,
@@ -107,7 +155,10 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
         Err(why) => return Ok(b.stopped(why, lo, hi)),
     };
     if at_lo.0 == at_hi.0 {
-        return Ok(no_flip(&base, name, (lo, hi), at_lo.0, at_hi.0, b.checks));
+        return Ok(with_search(
+            no_flip(&base, name, (lo, hi), at_lo.0, at_hi.0, b.checks),
+            &b,
+        ));
     }
     let res = a.resolution.max(1);
     let lo_verdict = at_lo.0;
@@ -128,15 +179,36 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     } else {
         at_hi.1
     };
-    Ok(flip(
-        &base,
-        name,
-        (lo, hi),
-        lo_verdict,
-        oracle,
-        res,
-        b.checks,
-    ))
+    let mut found = flip(&base, name, (lo, hi), lo_verdict, oracle, res, b.checks);
+    if a.explain {
+        let (text, j) = explain_flip(
+            &base,
+            name,
+            safe_and_broken(lo, hi, lo_verdict),
+            &a.limits,
+            &a.trace_dir,
+        )?;
+        found.text.push_str(&text);
+        found.json["explanation"] = j;
+    }
+    Ok(with_search(found, &b))
+}
+
+/// The flip's safe and breaking values, `lo` and `hi` in some order.
+fn safe_and_broken(lo: u64, hi: u64, lo_verdict: Verdict) -> (u64, u64) {
+    if lo_verdict == Verdict::Safe {
+        (lo, hi)
+    } else {
+        (hi, lo)
+    }
+}
+
+/// `out` with the search the bisection used: a line of text and `search` in JSON.
+fn with_search(mut out: Output, b: &Bisection) -> Output {
+    let (text, json) = b.search();
+    out.text.push_str(&format!("search: {text}\n"));
+    out.json["search"] = json;
+    out
 }
 
 fn no_flip(

@@ -6,7 +6,9 @@
 //! the statistics so far are printed, and the exit code is the limit's (3) or the signal's
 //! (130, 143).
 
+use super::rerun::rerun_command;
 use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
+use super::set::apply_sets;
 use super::stats;
 use super::words::{faults_in, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
@@ -19,9 +21,9 @@ use crate::scenario::file::load_scenario;
 use crate::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-fn default_trace_path(scenario: &Scenario) -> PathBuf {
+fn default_trace_path(dir: &Path, scenario: &Scenario) -> PathBuf {
     let safe: String = scenario
         .name
         .chars()
@@ -33,11 +35,11 @@ fn default_trace_path(scenario: &Scenario) -> PathBuf {
             }
         })
         .collect();
-    PathBuf::from(format!("{safe}.trace.json"))
+    dir.join(format!("{safe}.trace.json"))
 }
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
-    let scenario = load_scenario(&a.scenario)?;
+    let scenario = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let mode = if a.random {
         Mode::Random {
             first: a.first_seed,
@@ -120,16 +122,28 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     let file = a
         .output
         .clone()
-        .unwrap_or_else(|| default_trace_path(&scenario));
+        .unwrap_or_else(|| default_trace_path(&a.trace_dir, &scenario));
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
+    }
     let saved = save_violation(&scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
+    let seed_line = path.seed.map_or(String::new(), |seed| {
+        format!(", random walk of seed {seed}")
+    });
     text.push_str(&format!(
-        "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}):\n{}\n{}",
+        "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}{seed_line}):\n{}\n{}",
         meaning_of(&scenario, oracle),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
         saved.note(),
     ));
+    if let Some(seed) = path.seed {
+        let rerun = rerun_command(&a.scenario, &a.sets, seed);
+        text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
+        j["seed"] = json!(seed);
+        j["rerun_command"] = json!(rerun);
+    }
     j["verdict"] = json!("violated");
     j["oracle"] = json!(oracle);
     j["steps"] = json!(path.steps.len());

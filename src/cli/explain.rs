@@ -1,9 +1,10 @@
-//! `explain`: a saved trace drawn as a swimlane chart, as self-contained HTML or SVG.
+//! `explain`: a saved trace drawn as a swimlane chart, as self-contained HTML or SVG, with
+//! the causes of its violation and the overlap drawn to its end.
 
 use super::loaded::{load_run, Loaded};
 use super::words::{meaning_of, plural, stem};
 use super::{CliError, ExplainArgs, Format, Output, EXIT_OK};
-use crate::report::{swimlane, timeline};
+use crate::report::{explained, timeline};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -31,7 +32,7 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
             .map(|o| format!(" | {o} violated{}", meaning_of(&saved.scenario, o)))
             .unwrap_or_default()
     );
-    let chart = swimlane::chart(&world, &path, &saved.scenario.name, &subtitle, violated);
+    let (chart, path) = explained::chart(&world, path, &saved.scenario.name, &subtitle, violated);
     let entries = timeline::entries(&world, &path);
     let doc = match format {
         Format::Svg => chart.svg(),
@@ -39,11 +40,14 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
     };
     std::fs::write(&out, doc).map_err(|e| CliError::write(&out, &e))?;
     let text = format!(
-        "wrote {} ({}, {}, {}, {} of two holders)\n",
+        "wrote {} ({}, {}, {}, {}, {}, {}, {} of two holders)\n",
         out.display(),
         plural(chart.lanes.len(), "lane"),
         plural(chart.arrows.len(), "message"),
         plural(chart.pauses.len(), "pause"),
+        plural(chart.causes.count("clock-step"), "clock step"),
+        plural(chart.causes.cuts.len(), "partition"),
+        plural(chart.causes.count("crash"), "crash").replace("crashs", "crashes"),
         plural(chart.overlaps.len(), "stretch").replace("stretchs", "stretches")
     );
     let j = json!({
@@ -54,6 +58,10 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
         "lanes": chart.lanes.iter().map(|l| l.0.clone()).collect::<Vec<_>>(),
         "messages": chart.arrows.len(),
         "pauses": chart.pauses.len(),
+        "clock_steps": chart.causes.count("clock-step"),
+        "partitions": chart.causes.cuts.len(),
+        "crashes": chart.causes.count("crash"),
+        "causes": chart.causes.cause_labels.iter().map(|(t, l)| json!({"at_ms": t, "label": l})).collect::<Vec<_>>(),
         "overlaps": chart.overlaps.iter().map(|o| json!({"from_ms": o.0, "to_ms": o.1})).collect::<Vec<_>>(),
     });
     Ok(Output {

@@ -7,7 +7,7 @@
 
 use super::search::{run_check, Limits};
 use super::vary;
-use crate::check::Mode;
+use crate::check::{Checked, Mode};
 use crate::report::heatmap::Verdict;
 use crate::scenario::Scenario;
 use crate::InputError;
@@ -23,14 +23,28 @@ pub(super) enum Found {
 
 /// The check of `scenario` at one point.
 pub(super) fn point(scenario: &Scenario, mode: Mode, limits: &Limits) -> Result<Found, InputError> {
+    Ok(point_checked(scenario, mode, limits)?.0)
+}
+
+/// The check of `scenario` at one point, and the check itself (its counterexample).
+pub(super) fn point_checked(
+    scenario: &Scenario,
+    mode: Mode,
+    limits: &Limits,
+) -> Result<(Found, Checked), InputError> {
     let checked = run_check(scenario, mode, limits, true)?;
+    let found = found(&checked);
+    Ok((found, checked))
+}
+
+fn found(checked: &Checked) -> Found {
     let states = checked.report.stats.unique_states;
-    Ok(match (checked.violated(), checked.report.outcome) {
+    match (checked.violated(), checked.report.outcome) {
         (Some(o), _) => Found::Verdict(Verdict::Violated, Some(o.to_string()), states),
         (None, Outcome::Interrupted) => Found::Interrupted,
         (None, Outcome::LimitReached(_)) => Found::Verdict(Verdict::Unknown, None, states),
         (None, _) => Found::Verdict(Verdict::Safe, None, states),
-    })
+    }
 }
 
 pub(super) fn with_values(

@@ -4,7 +4,7 @@ use crate::oracles::RedisWorld;
 use crate::saved::{load_trace, SavedTrace};
 use crate::scenario::file::load_scenario;
 use crate::InputError;
-use lockcheck_sim::{replay_checked, Path, Report, TraceError};
+use lockcheck_sim::{replay, replay_checked, Path, Report, TraceError};
 
 /// A saved trace that `replay`, `shrink` and `explain` all accept: its scenario builds, it
 /// belongs to that configuration, every step replays at its recorded time, and the recorded
@@ -17,6 +17,16 @@ pub(super) struct Loaded {
 }
 
 pub(super) fn load_run(file: &str, scenario: Option<&str>) -> Result<Loaded, InputError> {
+    load(file, scenario, true)
+}
+
+/// Like [`load_run`], but the run need not violate anything (`diff` compares a violating
+/// run with a safe one); every step must still replay.
+pub(super) fn load_any_run(file: &str) -> Result<Loaded, InputError> {
+    load(file, None, false)
+}
+
+fn load(file: &str, scenario: Option<&str>, violating: bool) -> Result<Loaded, InputError> {
     let mut saved = load_trace(file)?;
     if let Some(s) = scenario {
         saved.scenario = load_scenario(s)?;
@@ -30,7 +40,12 @@ pub(super) fn load_run(file: &str, scenario: Option<&str>) -> Result<Loaded, Inp
         file: Some(file.to_string()),
         ..e
     };
-    let replayed = replay_checked(&world, &saved.trace).map_err(|e| {
+    let replayed = if violating {
+        replay_checked(&world, &saved.trace)
+    } else {
+        replay(&world, &saved.trace)
+    };
+    let replayed = replayed.map_err(|e| {
         with_file(InputError::new(match e {
             TraceError::OtherModel { .. } => format!(
                 "{e} (the trace belongs to another scenario or another configuration of it)"

@@ -1,4 +1,4 @@
-//! The `lockcheck` command line: `scenarios`, `check`, `replay`, `shrink`, `sweep`,
+//! The `lockcheck` command line: `scenarios`, `show`, `check`, `replay`, `shrink`, `sweep`,
 //! `boundary` and `explain`. Every command prints text, or one JSON object with `--json`,
 //! and exits with a documented code ([`EXIT_CODES`]). Bad input is one clear error naming the
 //! file, line and field (exit 2), never a panic; a file that cannot be written exits 4.
@@ -6,17 +6,25 @@
 
 mod args;
 mod boundary;
+mod boundary_explain;
 mod check;
+pub mod conventions;
+mod diff;
 mod error;
 mod explain;
 mod grid;
 mod loaded;
 mod replay;
+mod rerun;
 mod scenarios;
 pub mod search;
+pub mod set;
+pub mod show;
 mod shrink;
+mod shrink_report;
 mod stats;
 mod sweep;
+mod sweep_traces;
 pub mod vary;
 mod words;
 
@@ -56,6 +64,10 @@ pub fn run(cli: &Cli) -> Result<Output, CliError> {
 fn run_command(cli: &Cli) -> Result<Output, CliError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios::cmd_scenarios()),
+        Command::Show(a) => show::cmd_show(a),
+        Command::Completions(a) => Ok(conventions::cmd_completions(a)),
+        Command::Man => Ok(conventions::cmd_man()),
+        Command::Diff(a) => diff::cmd_diff(a),
         Command::Check(a) => check::cmd_check(a, cli.json),
         Command::Replay(a) => replay::cmd_replay(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),

@@ -2,6 +2,7 @@
 //! replays it.
 
 use super::loaded::{load_run, Loaded};
+use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_VIOLATION};
 use crate::report::timeline;
@@ -46,17 +47,17 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     let written =
         save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e))?;
     let entries = timeline::entries(&world, &small);
+    let changes = changes(&world, &path, &small);
     let text = format!(
-        "shrunk {} ({}, {}) to {}, {}; still violates {property}\n{}\nsmaller {}",
-        a.trace,
-        plural(path.steps.len(), "step"),
-        plural(faults_in(&world, &path), "fault"),
+        "{}; {}, {} after; still violates {property}\n{}{}\n{}",
+        changes.headline(&a.trace),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
+        changes.lines(),
         timeline::text(&entries, Some(&property)),
         written.note(),
     );
-    let j = json!({
+    let mut j = json!({
         "command": "shrink",
         "trace_file": a.trace,
         "oracle": property,
@@ -67,6 +68,9 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         "output": out.display().to_string(),
         "timeline": entries,
     });
+    for (k, v) in changes.json().as_object().into_iter().flatten() {
+        j[k] = v.clone();
+    }
     Ok(Output {
         text,
         json: j,

@@ -2,8 +2,9 @@
 //! and a heat map (SVG or HTML). An interrupt stops the grid at the point it reaches and the
 //! points done are reported.
 
-use super::grid::{point, with_values, Found};
-use super::search::Limits;
+use super::grid::{point_checked, with_values, Found};
+use super::set::apply_sets;
+use super::sweep_traces::{link, save_point};
 use super::{vary, CliError, Output, SweepArgs};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::Mode;
@@ -21,7 +22,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliError> {
-    let base = load_scenario(&a.scenario)?;
+    let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     if a.vary.len() > 3 {
         return Err(InputError::new("give at most three --vary parameters").into());
     }
@@ -39,7 +40,7 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
         .iter()
         .map(|p| with_values(&base, &a.vary, p))
         .collect::<Result<_, _>>()?;
-    let cells = check_grid(&points, &scenarios, mode, &a.limits, json_out)?;
+    let cells = check_grid(a, &points, &scenarios, mode, json_out)?;
     let sw = Sweep {
         scenario: base.name.clone(),
         params: a
@@ -58,14 +59,15 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
     Ok(sweep_output(a, &sw, points.len()))
 }
 
-/// Checks every point in order until the last or an interrupt.
+/// Checks every point in order until the last or an interrupt; saves the trace of every
+/// violating point (and its chart, linked from the heat map, with `--html`).
 fn check_grid(
+    a: &SweepArgs,
     points: &[Vec<u64>],
     scenarios: &[Scenario],
     mode: Mode,
-    limits: &Limits,
     json_out: bool,
-) -> Result<Vec<Cell>, InputError> {
+) -> Result<Vec<Cell>, CliError> {
     let bar = (!json_out && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(points.len() as u64);
         bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -73,14 +75,28 @@ fn check_grid(
     });
     let mut cells = Vec::new();
     for (values, s) in points.iter().zip(scenarios) {
-        let Found::Verdict(verdict, oracle, states) = point(s, mode, limits)? else {
+        let (found, checked) = point_checked(s, mode, &a.limits)?;
+        let Found::Verdict(verdict, oracle, states) = found else {
             break;
         };
+        let saved = save_point(
+            &a.trace_dir,
+            (s, &a.vary, values),
+            &checked,
+            a.html.is_some(),
+        )?;
+        let html_dir = a
+            .html
+            .as_ref()
+            .and_then(|h| h.parent())
+            .unwrap_or(Path::new(""));
         cells.push(Cell {
             values_ms: values.clone(),
             verdict,
             oracle,
             states,
+            trace: saved.as_ref().map(|f| f.trace.display().to_string()),
+            chart: saved.and_then(|f| f.chart).map(|c| link(html_dir, &c)),
         });
         if let Some(b) = &bar {
             b.inc(1);
@@ -100,25 +116,41 @@ fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
         count(Verdict::Unknown),
     );
     let interrupted = sw.cells.len() < total_points;
+    let table = if sw.prefers_compact() {
+        sw.compact()
+    } else {
+        sw.table()
+    };
     let mut text = if interrupted {
         format!(
             "sweep of {}: interrupted by {} after {} of {total_points} points\n{}",
             sw.scenario,
             interrupt::signal_name(),
             sw.cells.len(),
-            sw.table()
+            table
         )
     } else {
         format!(
             "sweep of {} over {} points\n{}",
             sw.scenario,
             sw.cells.len(),
-            sw.table()
+            table
         )
     };
     text.push_str(&format!(
         "{safe} safe, {bad} violated, {unknown} without a verdict (limit)\n"
     ));
+    if bad > 0 {
+        text.push_str(&format!(
+            "traces of the violating points saved under {}{}\n",
+            a.trace_dir.display(),
+            if a.html.is_some() {
+                ", with their charts"
+            } else {
+                ""
+            }
+        ));
+    }
     for p in [&a.svg, &a.html].into_iter().flatten() {
         text.push_str(&format!("heat map written to {}\n", p.display()));
     }

@@ -7,6 +7,7 @@
 //! names fields as errors do, with `[*]` for every element: `clients[*].protocol.retry_ms`,
 //! `faults.pauses[0].durations_ms`. A list field is set to the one value.
 
+use crate::scenario::set_path::set_all;
 use crate::scenario::{duration, Scenario};
 use crate::InputError;
 use serde_json::Value;
@@ -70,48 +71,9 @@ pub fn parse_vary(spec: &str) -> Result<Vary, String> {
     Ok(Vary { name, values })
 }
 
-/// Sets every field matched by `path` (split into segments) below `value` to `ms`.
+/// Sets every field matched by `path` to `ms`.
 fn set_path(value: &mut Value, path: &[&str], ms: u64) -> usize {
-    let Some((first, rest)) = path.split_first() else {
-        return match value {
-            Value::Array(items) => {
-                *items = vec![Value::from(ms)];
-                1
-            }
-            Value::Null | Value::Number(_) | Value::String(_) => {
-                *value = Value::from(ms);
-                1
-            }
-            _ => 0,
-        };
-    };
-    let (key, indices) = match first.find('[') {
-        Some(i) => (&first[..i], &first[i..]),
-        None => (*first, ""),
-    };
-    let mut targets: Vec<&mut Value> = vec![value];
-    if !key.is_empty() {
-        targets = targets
-            .into_iter()
-            .filter_map(|v| v.as_object_mut().and_then(|o| o.get_mut(key)))
-            .collect();
-    }
-    for index in indices.split(['[', ']']).filter(|s| !s.is_empty()) {
-        let mut next = Vec::new();
-        for t in targets {
-            if let Value::Array(items) = t {
-                if index == "*" {
-                    next.extend(items.iter_mut());
-                } else if let Some(item) =
-                    index.parse::<usize>().ok().and_then(|i| items.get_mut(i))
-                {
-                    next.push(item);
-                }
-            }
-        }
-        targets = next;
-    }
-    targets.into_iter().map(|t| set_path(t, rest, ms)).sum()
+    set_all(value, path, &Value::from(ms))
 }
 
 /// `scenario` with parameter `name` set to `ms`.

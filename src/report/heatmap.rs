@@ -41,6 +41,12 @@ pub struct Cell {
     pub verdict: Verdict,
     pub oracle: Option<String>,
     pub states: u64,
+    /// The saved trace of a violation at this point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// Its swimlane chart (HTML), which the heat map's cell links to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chart: Option<String>,
 }
 
 /// A sweep: its parameters and the verdict at every point.
@@ -127,7 +133,10 @@ impl Sweep {
                     .zip(&c.values_ms)
                     .map(|((n, _), v)| format!("{n}={}", fmt(*v)))
                     .collect();
-                let _ = writeln!(
+                if let Some(chart) = &c.chart {
+                    let _ = write!(s, r##"<a href="{}">"##, escape(chart));
+                }
+                let _ = write!(
                     s,
                     r##"<rect class="cell {}" x="{x:.1}" y="{y:.1}" width="{cw:.1}" height="{ch:.1}" fill="{}" stroke="#fff" stroke-width="0.5"><title>{}: {}{}</title></rect>"##,
                     c.verdict.word().to_lowercase(),
@@ -139,6 +148,7 @@ impl Sweep {
                         .map(|o| format!(" ({o})"))
                         .unwrap_or_default()
                 );
+                s.push_str(if c.chart.is_some() { "</a>\n" } else { "\n" });
             }
         }
         let label_every =
@@ -206,6 +216,7 @@ impl Sweep {
             }
         }
         let lx = left + cw * xs.len() as f64 + 20.0;
+        s.push_str("<g class=\"legend\">");
         for (k, v) in [Verdict::Safe, Verdict::Violated, Verdict::Unknown]
             .iter()
             .enumerate()
@@ -224,7 +235,7 @@ impl Sweep {
                 }
             );
         }
-        s.push_str("</svg>\n");
+        s.push_str("</g>\n</svg>\n");
         s
     }
 

@@ -1,7 +1,14 @@
 //! What lockcheck shows people and programs: a run as a text timeline and as a swimlane
-//! chart (SVG, or self-contained HTML), and a sweep as a table and a heat map.
+//! chart (SVG, or self-contained HTML) that draws the causes of a violation, and a sweep as
+//! a table and a heat map.
 
+mod cause_marks;
+pub mod causes;
+pub mod compact_grid;
+pub mod explained;
 pub mod heatmap;
+pub mod overlap_end;
+pub mod parting;
 pub mod swimlane;
 pub mod timeline;
 

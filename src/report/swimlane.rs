@@ -4,6 +4,7 @@
 //! the stretch where two clients hold the same lock highlighted in red. SVG, or a
 //! self-contained HTML page with the chart, a legend and the timeline.
 
+use super::causes::Causes;
 use super::{escape, seconds, timeline};
 use crate::oracles::{self, RedisWorld, WorldState};
 use lockcheck_model::process::{Process, ProcessState};
@@ -33,6 +34,8 @@ pub struct Arrow {
     pub sent_ms: u64,
     pub delivered_ms: u64,
     pub text: String,
+    /// The index of the delivering step in the path.
+    pub step: usize,
 }
 
 /// Everything the chart draws.
@@ -52,6 +55,8 @@ pub struct Chart {
     /// Where and which oracle fired.
     pub violation: Option<(u64, String)>,
     pub clients: Vec<usize>,
+    /// Clock steps, partitions, crashes and the events the violation depends on.
+    pub causes: Causes,
 }
 
 /// Merges per-state samples `(state index, lane, row key, text, owner)` into spans.
@@ -110,7 +115,7 @@ impl Sampler {
     }
 }
 
-fn owner_text(value: &Value) -> String {
+pub(super) fn owner_text(value: &Value) -> String {
     match value {
         Value::String(v) => String::from_utf8_lossy(v).into_owned(),
         Value::Hash(fields) => fields
@@ -248,6 +253,7 @@ pub fn chart(
                 sent_ms: states[k].now_ms,
                 delivered_ms: states[j + 1].now_ms,
                 text,
+                step: j,
             });
         }
     }
@@ -265,16 +271,17 @@ pub fn chart(
         overlaps,
         violation: violated.map(|o| (last, o.to_string())),
         clients,
+        causes: Causes::default(),
     }
 }
 
 const PALETTE: [&str; 6] = [
     "#2f6fdf", "#e08a00", "#2a9d5c", "#9b4dca", "#c2185b", "#00838f",
 ];
-const LEFT: f64 = 140.0;
-const WIDTH: f64 = 1100.0;
-const ROW: f64 = 16.0;
-const TOP: f64 = 60.0;
+pub(super) const LEFT: f64 = 140.0;
+pub(super) const WIDTH: f64 = 1100.0;
+pub(super) const ROW: f64 = 16.0;
+pub(super) const TOP: f64 = 60.0;
 
 impl Chart {
     fn color(&self, owner: Option<usize>) -> &'static str {
@@ -282,16 +289,16 @@ impl Chart {
             .and_then(|o| self.clients.iter().position(|&c| c == o))
             .map_or("#888888", |i| PALETTE[i % PALETTE.len()])
     }
-    fn x(&self, ms: u64) -> f64 {
+    pub(super) fn x(&self, ms: u64) -> f64 {
         LEFT + WIDTH * ms.min(self.end_ms) as f64 / self.end_ms.max(1) as f64
     }
-    fn lane_height(&self, p: usize) -> f64 {
+    pub(super) fn lane_height(&self, p: usize) -> f64 {
         28.0 + ROW * self.rows[p] as f64
     }
-    fn lane_top(&self, p: usize) -> f64 {
+    pub(super) fn lane_top(&self, p: usize) -> f64 {
         TOP + (0..p).map(|q| self.lane_height(q) + 6.0).sum::<f64>()
     }
-    fn lane_mid(&self, p: usize) -> f64 {
+    pub(super) fn lane_mid(&self, p: usize) -> f64 {
         self.lane_top(p) + 14.0
     }
 
@@ -389,12 +396,15 @@ impl Chart {
                 );
             }
         }
+        self.draw_causes(&mut s);
         for a in &self.arrows {
             let (x0, x1) = (self.x(a.sent_ms), self.x(a.delivered_ms));
             let (y0, y1) = (self.lane_mid(a.from_lane), self.lane_mid(a.to_lane));
             let _ = writeln!(
                 s,
-                r##"<line class="msg" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" stroke="#555" stroke-width="1" marker-end="url(#arrow)"><title>{} (sent {}, delivered {})</title></line>"##,
+                r##"<line class="{}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" {}><title>{} (sent {}, delivered {})</title></line>"##,
+                self.arrow_class(a),
+                self.arrow_style(a),
                 escape(&a.text),
                 seconds(a.sent_ms),
                 seconds(a.delivered_ms)
@@ -459,7 +469,8 @@ impl Chart {
             escape(&clip(&self.subtitle, 170))
         );
         s.push_str(&self.svg());
-        s.push_str("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#d8d8d8\"></i>paused</span><span><i class=\"sw\" style=\"background:#555\"></i>crashed</span><span><i class=\"sw\" style=\"background:#2f6fdf;opacity:.55\"></i>lock key on a Redis node (owner's colour)</span><span><i class=\"sw\" style=\"background:#2f6fdf\"></i>a client believes it holds the lock</span><span><i class=\"sw\" style=\"background:#ff0000;opacity:.3\"></i>two holders: mutual exclusion broken</span><span>arrows: messages, sent to delivered</span></p>\n");
+        s.push_str("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#d8d8d8\"></i>paused</span><span><i class=\"sw\" style=\"background:#555\"></i>crashed</span><span><i class=\"sw\" style=\"background:#2f6fdf;opacity:.55\"></i>lock key on a Redis node (owner's colour)</span><span><i class=\"sw\" style=\"background:#2f6fdf\"></i>a client believes it holds the lock</span><span><i class=\"sw\" style=\"background:#ff0000;opacity:.3\"></i>two holders: mutual exclusion broken</span><span>arrows: messages, sent to delivered (thin and faint: changed no lock key, belief or account; red: the violation depends on it)</span></p>\n");
+        s.push_str(&self.cause_legend());
         s.push_str("<h2>Timeline</h2>\n<pre class=\"timeline\">");
         for e in entries.iter().filter(|e| !e.label.starts_with("advance")) {
             let line = format!("t={:>8} ms  {}", e.at_ms, e.label);

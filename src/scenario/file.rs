@@ -13,8 +13,14 @@ pub fn load_scenario(arg: &str) -> Result<Scenario, InputError> {
     }
     let path = Path::new(arg);
     if !path.exists() {
+        let like = crate::scenario::suggest::builtin_names_like(arg);
+        let hint = match like.as_slice() {
+            [] => String::new(),
+            [one] => format!("; did you mean {one}?"),
+            more => format!("; did you mean one of {}?", more.join(", ")),
+        };
         return Err(InputError::new(format!(
-            "no built-in scenario and no file named `{arg}` (`lockcheck scenarios` lists the built-in ones)"
+            "no built-in scenario and no file named `{arg}`{hint} (`lockcheck scenarios` lists the built-in ones)"
         )));
     }
     let text = read(path)?;

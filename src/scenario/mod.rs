@@ -16,6 +16,8 @@ pub mod duration;
 pub mod file;
 mod oracle;
 mod protocol;
+pub mod set_path;
+pub mod suggest;
 
 pub use oracle::{Oracle, OracleSpec};
 pub use protocol::{ProtocolSpec, WatchdogSpec};

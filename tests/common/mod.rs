@@ -91,3 +91,20 @@ pub fn json(out: &Out) -> serde_json::Value {
     serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", out.stdout))
 }
+
+/// The `<svg>` element of an HTML page or SVG file, parsed.
+pub fn with_svg(text: &str, f: impl FnOnce(roxmltree::Document)) {
+    let start = text.find("<svg").expect("an <svg> element");
+    let end = text.rfind("</svg>").expect("a closed <svg>") + "</svg>".len();
+    let doc = roxmltree::Document::parse(&text[start..end]).expect("well-formed SVG");
+    f(doc)
+}
+
+pub fn with_class<'a>(doc: &'a roxmltree::Document, class: &str) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants()
+        .filter(|n| {
+            n.attribute("class")
+                .is_some_and(|c| c.split(' ').any(|w| w == class))
+        })
+        .collect()
+}

@@ -1,0 +1,18 @@
+//! The one command that reruns exactly one random walk: a walk is determined by the
+//! scenario (with its `--set` changes) and its seed alone, so `--first-seed S --seeds 1` repeats the walk of seed `S`.
+
+use super::set::Set;
+use crate::saved::shell_quoted as quote;
+use std::path::Path;
+
+/// `lockcheck check SCENARIO [--set ...] --random --first-seed SEED --seeds 1`, quoted for
+/// the shell.
+pub(super) fn rerun_command(scenario: &str, sets: &[Set], seed: u64) -> String {
+    let mut cmd = format!("lockcheck check {}", quote(Path::new(scenario)));
+    for set in sets {
+        let arg = format!("{}={}", set.path, set.value);
+        cmd.push_str(&format!(" --set {}", quote(Path::new(&arg))));
+    }
+    cmd.push_str(&format!(" --random --first-seed {seed} --seeds 1"));
+    cmd
+}

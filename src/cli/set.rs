@@ -1,0 +1,69 @@
+//! `--set PATH=VALUE` on `check`, `sweep` and `boundary`: change a scenario's field before
+//! it runs, so a built-in can be started from without its source. `PATH` is a field path
+//! (`clients[*].protocol.retry_ms`, `explore.max_states`) or one of `sweep`'s short
+//! names (`ttl`, `pause`, `work`, `delay`) with a duration; `VALUE` is a TOML value or plain
+//! text (`10s`). The changed scenario must still build.
+
+use super::vary;
+use crate::scenario::set_path::{parse_value, set_all};
+use crate::scenario::{duration, Scenario};
+use crate::InputError;
+
+/// One `--set`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Set {
+    pub path: String,
+    pub value: String,
+}
+
+/// Parses `PATH=VALUE`.
+pub fn parse_set(spec: &str) -> Result<Set, String> {
+    match spec.split_once('=') {
+        Some((path, value)) if !path.trim().is_empty() => Ok(Set {
+            path: path.trim().to_string(),
+            value: value.trim().to_string(),
+        }),
+        _ => Err(format!(
+            "`{spec}`: write PATH=VALUE, e.g. explore.max_states=100000 or ttl=5s"
+        )),
+    }
+}
+
+const SHORT_NAMES: [&str; 4] = ["ttl", "pause", "work", "delay"];
+
+/// `scenario` with every `--set` applied in order.
+pub fn apply_sets(mut scenario: Scenario, sets: &[Set]) -> Result<Scenario, InputError> {
+    for set in sets {
+        scenario = apply_one(&scenario, set)?;
+    }
+    Ok(scenario)
+}
+
+fn apply_one(scenario: &Scenario, set: &Set) -> Result<Scenario, InputError> {
+    let field = |message: String| InputError {
+        field: Some(set.path.clone()),
+        ..InputError::new(format!("--set {}={}: {message}", set.path, set.value))
+    };
+    if SHORT_NAMES.contains(&set.path.as_str()) {
+        let ms = match duration::parse(&set.value) {
+            Ok(Some(ms)) if ms >= 0 => ms as u64,
+            _ => return Err(field("the value must be a non-negative duration".into())),
+        };
+        return vary::apply(scenario, &set.path, ms);
+    }
+    let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
+    let segments: Vec<&str> = set.path.split('.').collect();
+    if set_all(&mut value, &segments, &parse_value(&set.value)) == 0 {
+        return Err(field(format!(
+            "scenario `{}` has no such field (paths as errors name them, e.g. clients[*].protocol.retry_ms; `lockcheck show NAME --toml` prints every field)",
+            scenario.name
+        )));
+    }
+    let changed: Scenario =
+        serde_json::from_value(value).map_err(|e| field(format!("cannot set it: {e}")))?;
+    changed.build().map_err(|e| InputError {
+        field: Some(e.field.clone()),
+        ..InputError::new(format!("--set {}={}: {}", set.path, set.value, e.message))
+    })?;
+    Ok(changed)
+}
