@@ -126,6 +126,14 @@ pub fn explore<M: Model, F: Frontier<M>>(
         run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
     }
     let outcome = run.main_loop(frontier, &mut options)?;
+    assert!(
+        !matches!(outcome, Outcome::Complete | Outcome::Bounded { .. }) || frontier.is_empty(),
+        "internal bug: the search ended as {outcome} with states left to expand"
+    );
+    assert!(
+        run.stats.unique_states <= run.visited.len() as u64,
+        "internal bug: more unique states counted than the visited set holds"
+    );
     // Every search, however short, reports a real memory figure.
     run.measure_memory(frontier, &options);
     if let Some(clock) = &options.wall_clock {
@@ -274,11 +282,6 @@ impl<M: Model> Run<'_, M> {
                     return Ok(Outcome::Interrupted);
                 }
                 self.stats.expanded_states += 1;
-                assert!(
-                    (entry.node as usize) < self.log.len(),
-                    "internal bug: a frontier entry's path-log node {} was never recorded",
-                    entry.node
-                );
                 if let Step::Stop(o) =
                     self.expand(entry, frontier, options, &mut enabled, &mut selected)?
                 {
