@@ -5,6 +5,7 @@
 
 use super::diff::{compare, Side};
 use super::grid::point_checked;
+use super::words::file_safe;
 use super::{vary, CliError, Limits};
 use crate::check::Mode;
 use crate::report::parting;
@@ -42,8 +43,11 @@ pub(super) fn explain_flip(
     let followed = parting::follow(&safe_world, &labels, until_ms);
     std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, &e))?;
     let at = |ms: u64| duration::format(ms as i64);
-    let broken_file = dir.join(format!("{}-{name}={}.trace.json", base.name, at(broken_ms)));
-    let safe_file = dir.join(format!("{}-{name}={}.trace.json", base.name, at(safe_ms)));
+    let file = |ms: u64| {
+        let stem = file_safe(&format!("{}-{name}={}", base.name, at(ms)));
+        dir.join(format!("{stem}.trace.json"))
+    };
+    let (broken_file, safe_file) = (file(broken_ms), file(safe_ms));
     let save = |file: &Path, s: &Scenario, t: Trace| {
         SavedTrace::new(s, t)
             .save(file)

@@ -4,6 +4,7 @@
 //! point's values: `pause-past-lease-ttl=5s-pause=12s.trace.json`.
 
 use super::vary::Vary;
+use super::words::file_safe;
 use super::CliError;
 use crate::check::Checked;
 use crate::report::{explained, timeline};
@@ -24,15 +25,7 @@ fn stem(scenario: &Scenario, vary: &[Vary], values: &[u64]) -> String {
     for (v, x) in vary.iter().zip(values) {
         name.push_str(&format!("-{}={}", v.name, duration::format(*x as i64)));
     }
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_=.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    file_safe(&name)
 }
 
 /// Saves the violation of `checked` at the point `values`; draws its chart when `chart`.

@@ -42,3 +42,16 @@ pub(super) fn stem(file: &str) -> String {
     let f = file.strip_suffix(".json").unwrap_or(file);
     f.strip_suffix(".trace").unwrap_or(f).to_string()
 }
+
+/// `text` safe as a file name: letters, digits and `-_=.` kept, anything else `_`.
+pub(super) fn file_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_=.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
