@@ -15,6 +15,7 @@
 
 mod action;
 mod actor;
+mod canonical;
 mod clock;
 mod faults;
 mod independence;
@@ -27,6 +28,7 @@ mod symmetry;
 
 pub use action::WorldAction;
 pub use actor::{Actor, Context, CrashKind, LocalNow, ProcessId, TimerEffect};
+pub use canonical::MAX_CANDIDATES;
 pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,

@@ -35,15 +35,12 @@
 
 use super::actor::{Actor, ProcessId};
 use super::faults::FaultEnvelope;
-use super::shared::Shared;
-use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::World;
-use crate::fingerprint::Fingerprint;
 
 /// A permutation of process ids: process `p` becomes `of(p)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Renaming {
-    to: Vec<ProcessId>,
+    pub(super) to: Vec<ProcessId>,
 }
 
 impl Renaming {
@@ -95,7 +92,7 @@ pub struct SymmetryGroups {
     /// which is an automorphism of the world.
     pub groups: Vec<Vec<ProcessId>>,
     /// Whether the members of each group have identical configurations (no ids to rename).
-    identical: Vec<bool>,
+    pub(super) identical: Vec<bool>,
     /// Why processes configured alike were still kept apart.
     pub apart: Vec<String>,
 }
@@ -155,12 +152,6 @@ impl<A: Actor> World<A> {
 
     /// The symmetry groups of this world as requested, or why there are none.
     pub fn symmetry_groups(&self, request: &SymmetryRequest) -> Result<SymmetryGroups, String> {
-        if let Some(p) = self.properties.iter().find(|p| !p.symmetric) {
-            return Err(format!(
-                "property {} does not declare that it cannot tell interchangeable processes apart",
-                p.name
-            ));
-        }
         let mut groups = Vec::new();
         let mut apart = Vec::new();
         match request {
@@ -187,6 +178,12 @@ impl<A: Actor> World<A> {
             } else {
                 apart.join("; ")
             });
+        }
+        if let Some(p) = self.properties.iter().find(|p| !p.symmetric) {
+            return Err(format!(
+                "property {} does not declare that it cannot tell interchangeable processes apart",
+                p.name
+            ));
         }
         let identical = groups
             .iter()
@@ -227,161 +224,6 @@ impl<A: Actor> World<A> {
                 groups.push(members);
             }
         }
-    }
-
-    /// The permutation that sorts each group's members by their fingerprint part.
-    fn canonical_renaming(&self, state: &StateOf<A>, sym: &SymmetryGroups) -> Renaming {
-        let now = state.now_ms;
-        let mut to: Vec<ProcessId> = (0..self.processes.len()).collect();
-        let mut keyed = Vec::new();
-        for group in &sym.groups {
-            keyed.clear();
-            keyed.extend(group.iter().map(|&p| {
-                let proc = &state.procs[p];
-                let key = proc
-                    .cached_hash(now)
-                    .unwrap_or_else(|| proc.hash_relative(&self.actors[p], &self.clocks[p], now));
-                (key, p)
-            }));
-            keyed.sort_unstable();
-            for (&(_, old), &new) in keyed.iter().zip(group) {
-                to[old] = new;
-            }
-        }
-        Renaming { to }
-    }
-
-    /// The fingerprint of the representative of `state`'s class under `sym`, and whether
-    /// the representative differs from `state`.
-    pub fn canonical_fingerprint_under(
-        &self,
-        state: &StateOf<A>,
-        sym: &SymmetryGroups,
-    ) -> (Fingerprint, bool) {
-        let r = self.canonical_renaming(state, sym);
-        if r.is_identity() {
-            return (crate::model::Model::fingerprint(self, state), false);
-        }
-        let renamed = self.rename(state, &r, sym);
-        (crate::model::Model::fingerprint(self, &renamed), true)
-    }
-
-    /// `state` with every process renamed by `r` (an automorphism of this world).
-    pub fn rename(&self, state: &StateOf<A>, r: &Renaming, sym: &SymmetryGroups) -> StateOf<A> {
-        let n = state.procs.len();
-        let mut from = vec![0; n];
-        for p in 0..n {
-            from[r.of(p)] = p;
-        }
-        let procs = (0..n)
-            .map(|new| {
-                let old = from[new];
-                let identical = new == old
-                    || sym
-                        .groups
-                        .iter()
-                        .zip(&sym.identical)
-                        .any(|(g, &same)| same && g.contains(&old));
-                match self.rename_proc(&state.procs[old], old, r) {
-                    Some(p) => Shared::new(p),
-                    None if identical => state.procs[old].clone(),
-                    None => {
-                        let mut moved = state.procs[old].clone();
-                        moved.forget_hash();
-                        moved
-                    }
-                }
-            })
-            .collect();
-        let mut in_flight: Vec<_> = state
-            .in_flight
-            .iter()
-            .map(|m| {
-                let mut m2 = m.clone();
-                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
-                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg = msg;
-                }
-                m2
-            })
-            .collect();
-        // The world keeps messages grouped by link in link order, send order within a link.
-        in_flight.sort_by_key(|m| (m.from, m.to));
-        let unrouted = state
-            .unrouted
-            .iter()
-            .map(|m| {
-                let mut m2 = m.clone();
-                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
-                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg = msg;
-                }
-                m2
-            })
-            .collect();
-        let undecided_timers = state
-            .undecided_timers
-            .iter()
-            .map(|t| UndecidedTimer {
-                process: r.of(t.process),
-                timer: self.actors[t.process]
-                    .rename_timer(&t.timer, r)
-                    .unwrap_or_else(|| t.timer.clone()),
-                after_ms: t.after_ms.clone(),
-            })
-            .collect();
-        StateOf::<A> {
-            now_ms: state.now_ms,
-            procs,
-            in_flight,
-            unrouted,
-            undecided_timers,
-            partitions: state.partitions.clone(),
-            faults_used: state.faults_used,
-        }
-    }
-
-    /// Process `p`'s state with its ids renamed, or `None` when nothing in it changes.
-    fn rename_proc(
-        &self,
-        proc: &ProcState<A::State, A::Timer>,
-        p: ProcessId,
-        r: &Renaming,
-    ) -> Option<ProcState<A::State, A::Timer>> {
-        let actor = &self.actors[p];
-        let life = match &proc.life {
-            Life::Up(s) => actor.rename_state(s, r).map(Life::Up),
-            Life::Down {
-                survived: Some(s),
-                restart_at_ms,
-            } => actor.rename_state(s, r).map(|s| Life::Down {
-                survived: Some(s),
-                restart_at_ms: *restart_at_ms,
-            }),
-            Life::Down { survived: None, .. } => None,
-        };
-        let timers: Vec<Option<A::Timer>> = proc
-            .timers
-            .iter()
-            .map(|t| actor.rename_timer(&t.timer, r))
-            .collect();
-        if life.is_none() && timers.iter().all(Option::is_none) {
-            return None;
-        }
-        Some(ProcState {
-            life: life.unwrap_or_else(|| proc.life.clone()),
-            paused_until_ms: proc.paused_until_ms,
-            clock_steps_ms: proc.clock_steps_ms,
-            timers: proc
-                .timers
-                .iter()
-                .zip(timers)
-                .map(|(t, renamed)| PendingTimer {
-                    due_ms: t.due_ms,
-                    timer: renamed.unwrap_or_else(|| t.timer.clone()),
-                })
-                .collect(),
-        })
     }
 }
 
