@@ -8,7 +8,8 @@
 //! - [`scripted`], a client that sends a fixed script of commands (for tests);
 //! - [`lock`], lock clients and their protocols (single node, Redlock, Redisson);
 //! - [`resource`], the protected account and a linearizable token service;
-//! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world.
+//! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world;
+//! - [`rename`], the process ids they hold, renamed for symmetry reduction.
 
 pub mod describe;
 pub mod lock;
@@ -16,6 +17,7 @@ pub mod msg;
 pub mod node;
 pub mod process;
 pub mod redis;
+pub mod rename;
 pub mod resource;
 pub mod scripted;
 pub mod sentinel;

@@ -175,10 +175,7 @@ fn identical_clients_are_interchangeable_and_each_refusal_names_its_reason() {
     assert_eq!(groups(&one_pauses.world()), vec![vec![2, 3]]);
     assert_eq!(
         apart(&one_pauses.world()),
-        [
-            "the fault envelope tells client-1 from client-2 (its pauses)",
-            "the fault envelope tells client-1 from client-3 (its pauses)"
-        ]
+        ["the fault envelope tells client-1 from client-2 (its pauses)"]
     );
 
     let mut slow = base.clone();
@@ -186,10 +183,7 @@ fn identical_clients_are_interchangeable_and_each_refusal_names_its_reason() {
     assert_eq!(groups(&slow.world()), vec![vec![2, 3]]);
     assert_eq!(
         apart(&slow.world()),
-        [
-            "client-1 and client-2 have different clocks",
-            "client-1 and client-3 have different clocks"
-        ]
+        ["client-1 and client-2 have different clocks"]
     );
 
     let fast_link =
@@ -202,10 +196,7 @@ fn identical_clients_are_interchangeable_and_each_refusal_names_its_reason() {
     assert_eq!(groups(&fast_link), vec![vec![2, 3]]);
     assert_eq!(
         apart(&fast_link),
-        [
-            "the link client-1 -> kv differs from client-2 -> kv",
-            "the link client-1 -> kv differs from client-3 -> kv"
-        ]
+        ["the link client-1 -> kv differs from client-2 -> kv"]
     );
 
     let mut unlike = Lease::uniform(2, 100, 60, 50);

@@ -179,9 +179,16 @@ impl<A: Actor> Model for World<A> {
             let names: Vec<&str> = g.iter().map(|&p| self.process_name(p)).collect();
             format!("{{{}}}", names.join(", "))
         };
-        let mut text: Vec<String> = groups.groups.iter().map(names).collect();
-        text.extend(groups.apart.iter().map(|why| format!("apart: {why}")));
-        Ok(text.join("; "))
+        let mut text = groups
+            .groups
+            .iter()
+            .map(names)
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !groups.apart.is_empty() {
+            text.push_str(&format!(" (apart: {})", symmetry::summary(&groups.apart)));
+        }
+        Ok(text)
     }
 
     fn canonical_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {

@@ -176,7 +176,7 @@ impl<A: Actor> World<A> {
             return Err(if apart.is_empty() {
                 "no two processes are configured alike".into()
             } else {
-                apart.join("; ")
+                summary(&apart)
             });
         }
         if let Some(p) = self.properties.iter().find(|p| !p.symmetric) {
@@ -204,6 +204,8 @@ impl<A: Actor> World<A> {
         let n = self.processes.len();
         let mut class: Vec<ProcessId> = (0..n).collect();
         for a in 0..n {
+            // One reason per process is enough to say why it stands apart.
+            let mut said = false;
             for b in (a + 1)..n {
                 if class[b] != b || class[a] == class[b] {
                     continue;
@@ -213,7 +215,10 @@ impl<A: Actor> World<A> {
                     .is_ok_and(|r| self.actors[b].same_config(&r));
                 match self.swap_refusal(a, b) {
                     Ok(()) => class[b] = class[a],
-                    Err(why) if alike && !apart.contains(&why) => apart.push(why),
+                    Err(why) if alike && !said && !apart.contains(&why) => {
+                        apart.push(why);
+                        said = true;
+                    }
                     Err(_) => {}
                 }
             }
@@ -225,6 +230,16 @@ impl<A: Actor> World<A> {
             }
         }
     }
+}
+
+/// The first reasons in `apart`, and how many more there are.
+pub fn summary(apart: &[String]) -> String {
+    const SHOWN: usize = 2;
+    let mut text = apart[..apart.len().min(SHOWN)].join("; ");
+    if apart.len() > SHOWN {
+        text.push_str(&format!("; and {} more", apart.len() - SHOWN));
+    }
+    text
 }
 
 /// What of `faults` renaming by `r` changes, if anything.
