@@ -60,7 +60,7 @@ pub fn reductions_text(report: &Report<RedisWorld>) -> String {
     };
     let symmetry = match &report.symmetry {
         Symmetry::On(groups) => format!(
-            "reductions: symmetry on: {groups}: {} distinct states met, stored as {} representatives ({:.2}x fewer)\n",
+            "reductions: symmetry on: {groups}: {} distinct states met, deduplicated to {} representatives (at least {:.2}x fewer)\n",
             s.symmetric_states_met,
             s.unique_states,
             s.symmetric_states_met as f64 / s.unique_states.max(1) as f64,
