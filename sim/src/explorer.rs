@@ -99,6 +99,8 @@ pub fn explore<M: Model, F: Frontier<M>>(
     let checker = Checker::new(model.properties());
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
     let symmetry = Symmetry::decide(model, &options.reductions, frontier);
+    // Canonical fingerprints only where symmetry runs (walks keep their own).
+    options.reductions.symmetry = symmetry.is_on();
     let mut run = Run {
         model,
         observes: checker
