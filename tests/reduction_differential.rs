@@ -154,7 +154,11 @@ fn compare_symmetry(scenario: &Scenario, max_states: u64) {
     match &reduced.report.symmetry {
         Symmetry::On(groups) => assert!(!groups.is_empty(), "{name}"),
         Symmetry::Unavailable(why) => assert!(
-            reduced.world.processes.iter().any(|p| why.contains(&p.name))
+            reduced
+                .world
+                .processes
+                .iter()
+                .any(|p| why.contains(&p.name))
                 || why.starts_with("no two processes")
                 || why.starts_with("property "),
             "{name}: the reason names processes or a property: {why}"
