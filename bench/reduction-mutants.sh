@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Breaks partial-order reduction on purpose, one way at a time, and runs the differential
-# tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs) and the pinned
+# Breaks partial-order and symmetry reduction on purpose, one way at a time, and runs the
+# differential tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs,
+# sim/tests/symmetry.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
 # caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
@@ -18,6 +19,9 @@ mutations=(
   'digests not checked@@sim/src/explorer.rs@@if reduced && !self.invisible_here(@@if reduced && false && !self.invisible_here('
   'partitions not checked@@sim/src/world/independence.rs@@if cuts_a_message_to_p {@@if cuts_a_message_to_p && false {'
   'no cycle proviso@@sim/src/explorer/reduction.rs@@if !seen_any {@@if true {'
+  'symmetry: clocks not checked@@sim/src/world/symmetry.rs@@if self.clocks[a] != self.clocks[b] {@@if false && self.clocks[a] != self.clocks[b] {'
+  'symmetry: ids inside states not renamed@@sim/src/world/canonical.rs@@Life::Up(s) => actor.rename_state(s, r).map(Life::Up),@@Life::Up(_) => None,'
+  'symmetry: fault envelope not checked@@sim/src/world/symmetry.rs@@envelope_refusal(&self.faults, &r)@@Ok::<(), String>(())'
 )
 
 if [ -n "$(git status --porcelain -- sim/src src/oracles.rs)" ]; then
@@ -48,7 +52,7 @@ PY
   if (export CARGO_TARGET_DIR=target/mutants CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
-    cargo test --release -p lockcheck-sim --test reduction_proviso &&
+    cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry &&
       cargo test --release --test reduction_differential --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"

@@ -1,7 +1,8 @@
 //! Cost of checking every built-in scenario exhaustively, with every reduction and without:
 //! unique states, states per second, the explorer's peak memory and wall time, the verdict,
-//! and how many times fewer states the reductions stored. The whole bounded space is
-//! explored (no stop at the first violation), so the figures are the full cost.
+//! and how many times fewer states the reductions stored; the last column says whether
+//! symmetry reduction ran or was refused. The whole bounded space is explored (no stop at
+//! the first violation), so the figures are the full cost.
 //!
 //! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME|FILE...]`
 
@@ -9,7 +10,7 @@ use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::SystemWallClock;
-use lockcheck_sim::{Outcome, Reductions};
+use lockcheck_sim::{Outcome, Reductions, Symmetry};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,6 +24,8 @@ struct Run {
     states: u64,
     complete: bool,
     line: String,
+    /// What symmetry reduction did.
+    symmetry: String,
 }
 
 fn run(scenario: &Scenario, reductions: Reductions) -> Run {
@@ -37,6 +40,11 @@ fn run(scenario: &Scenario, reductions: Reductions) -> Run {
     let seconds = started.elapsed().as_secs_f64();
     let stats = checked.report.stats;
     let outcome = checked.report.outcome;
+    let symmetry = match &checked.report.symmetry {
+        Symmetry::On(_) => "on".to_string(),
+        Symmetry::Off => "off".to_string(),
+        Symmetry::Unavailable(_) => "refused".to_string(),
+    };
     let verdict = match (checked.violated(), outcome) {
         (Some(oracle), Outcome::LimitReached(limit)) => {
             format!("{oracle} violated; {limit} reached")
@@ -56,6 +64,7 @@ fn run(scenario: &Scenario, reductions: Reductions) -> Run {
             seconds,
             verdict,
         ),
+        symmetry,
     }
 }
 
@@ -64,7 +73,7 @@ fn main() {
     let reduced_only = take_flag(&mut args, "--reduced-only");
     let unreduced_only = take_flag(&mut args, "--unreduced-only");
     println!(
-        "{:<38} | {:>10} {:>10} {:>8} {:>8}  {:<28} | {:>10} {:>10} {:>8} {:>8}  {:<28} | factor",
+        "{:<38} | {:>10} {:>10} {:>8} {:>8}  {:<28} | {:>10} {:>10} {:>8} {:>8}  {:<28} | factor | symmetry",
         "scenario",
         "states",
         "states/s",
@@ -99,8 +108,11 @@ fn main() {
             _ => "-".to_string(),
         };
         let blank = format!("{:>10} {:>10} {:>8} {:>8}  {:<28}", "", "", "", "", "");
+        let symmetry = reduced
+            .as_ref()
+            .map_or("-".to_string(), |r| r.symmetry.clone());
         println!(
-            "{:<38} | {} | {} | {factor}",
+            "{:<38} | {} | {} | {factor} | {symmetry}",
             scenario.name,
             reduced.map_or(blank.clone(), |r| r.line),
             unreduced.map_or(blank, |u| u.line),

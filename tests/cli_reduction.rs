@@ -72,3 +72,28 @@ fn the_reductions_line_says_why_partial_order_is_off() {
         out.stdout
     );
 }
+
+#[test]
+fn the_reductions_say_why_symmetry_did_not_run_and_no_symmetry_switches_it_off() {
+    let asked = check_json("stats-symmetry", &[]);
+    let symmetry = &asked["reductions"]["symmetry"];
+    assert_eq!(symmetry["status"], "unavailable");
+    assert_eq!(symmetry["reason"], "no two processes are configured alike");
+    let off = check_json("stats-no-symmetry", &["--no-symmetry"]);
+    assert_eq!(off["reductions"]["symmetry"]["status"], "off");
+    assert_eq!(off["reductions"]["partial_order"]["status"], "on");
+    assert_eq!(asked["verdict"], off["verdict"]);
+    let dir = workdir("stats-symmetry-text");
+    let out = lockcheck_within(
+        &dir,
+        &["check", "redlock-split-vote", "--max-states", "1000"],
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.stdout.contains(
+            "reductions: symmetry not applicable: the configuration of p1 tells redis-1 from redis-2 (it names them in an order that matters)"
+        ),
+        "{}",
+        out.stdout
+    );
+}

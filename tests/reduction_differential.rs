@@ -1,4 +1,4 @@
-//! Partial-order reduction loses nothing: with it and without it, every built-in scenario
+//! Partial-order and symmetry reduction lose nothing: with them and without them, every built-in scenario
 //! and random small scenarios get the same verdict for every oracle (violated or holds), the
 //! same set of `sometimes` witnesses, and the same completeness, breadth-first and
 //! depth-first; every counterexample the reduced search finds is a real path of the full
@@ -17,7 +17,7 @@ use lockcheck::testing::fault_envelope;
 use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::{
     explore, replay, BreadthFirst, DepthFirst, FpHasher, Outcome, Property, Reductions, Status,
-    Trace,
+    Symmetry, Trace,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -139,6 +139,46 @@ fn compare(scenario: &Scenario, max_states: u64) -> bool {
         }
     }
     complete(&reduced) && complete(&full)
+}
+
+/// Symmetry reduction alone against the full search: same verdicts, and the search says
+/// whether it ran or, naming the processes, why not.
+fn compare_symmetry(scenario: &Scenario, max_states: u64) {
+    let symmetry_only = Reductions {
+        partial_order: false,
+        symmetry: true,
+    };
+    let full = search(scenario, Reductions::none(), max_states);
+    let reduced = search(scenario, symmetry_only, max_states);
+    let name = &scenario.name;
+    match &reduced.report.symmetry {
+        Symmetry::On(groups) => assert!(!groups.is_empty(), "{name}"),
+        Symmetry::Unavailable(why) => assert!(
+            reduced
+                .world
+                .processes
+                .iter()
+                .any(|p| why.contains(&p.name))
+                || why.starts_with("no two processes")
+                || why.starts_with("property "),
+            "{name}: the reason names processes or a property: {why}"
+        ),
+        Symmetry::Off => panic!("{name}: symmetry was asked for"),
+    }
+    if complete(&reduced) && complete(&full) {
+        assert_eq!(
+            verdicts(&reduced),
+            verdicts(&full),
+            "{name}: verdicts differ (symmetry)"
+        );
+    }
+}
+
+#[test]
+fn every_builtin_scenario_gets_the_same_verdicts_with_and_without_symmetry() {
+    for scenario in builtin::all() {
+        compare_symmetry(&scenario, 20_000);
+    }
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //! - [`lock`], lock clients and their protocols (single node, Redlock, Redisson), seed 000's
 //!   lock service around a client and the deadlock detector;
 //! - [`resource`], the protected account and a linearizable token service;
-//! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world.
+//! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world;
+//! - [`rename`], the process ids they hold, renamed for symmetry reduction.
 
 pub mod describe;
 pub mod lock;
@@ -18,6 +19,7 @@ pub mod msg;
 pub mod node;
 pub mod process;
 pub mod redis;
+pub mod rename;
 pub mod resource;
 pub mod scripted;
 pub mod sentinel;

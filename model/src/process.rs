@@ -11,7 +11,7 @@ use crate::node::{Ctx, NodeState, RedisNode};
 use crate::resource::{Account, AccountState, TokenService};
 use crate::scripted::{ScriptedClient, ScriptedState};
 use crate::sentinel::{Sentinel, SentinelState};
-use lockcheck_sim::world::{Actor, CrashKind, LocalNow, ProcessId};
+use lockcheck_sim::world::{Actor, CrashKind, LocalNow, ProcessId, Renaming};
 use lockcheck_sim::FpHasher;
 
 /// Any process of a Redis world.
@@ -162,6 +162,26 @@ impl Actor for Process {
             }
             (process, _) => process.on_start(ctx),
         }
+    }
+
+    fn renamed(&self, r: &Renaming) -> Result<Self, String> {
+        crate::rename::renamed(self, r)
+    }
+
+    fn same_config(&self, other: &Self) -> bool {
+        self == other
+    }
+
+    fn rename_state(&self, state: &ProcessState, r: &Renaming) -> Option<ProcessState> {
+        crate::rename::rename_state(state, r)
+    }
+
+    fn rename_msg(&self, msg: &Msg, r: &Renaming) -> Option<Msg> {
+        crate::rename::rename_msg(msg, r)
+    }
+
+    fn rename_timer(&self, timer: &Timer, r: &Renaming) -> Option<Timer> {
+        crate::rename::rename_timer(timer, r)
     }
 
     fn describe_msg(&self, msg: &Msg) -> String {

@@ -23,7 +23,9 @@ use std::sync::Arc;
 
 mod reduction;
 mod successors;
+mod symmetry;
 pub use reduction::{PartialOrder, Reductions, Sight};
+pub use symmetry::Symmetry;
 
 /// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
 /// passes one (the `lockcheck` crate has a `std::time` implementation; tests use fakes).
@@ -96,6 +98,9 @@ pub fn explore<M: Model, F: Frontier<M>>(
 ) -> Result<Report<M>, ReplayMismatch> {
     let checker = Checker::new(model.properties());
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
+    let symmetry = Symmetry::decide(model, &options.reductions, frontier);
+    // Canonical fingerprints only where symmetry runs (walks keep their own).
+    options.reductions.symmetry = symmetry.is_on();
     let mut run = Run {
         model,
         observes: checker
@@ -104,6 +109,10 @@ pub fn explore<M: Model, F: Frontier<M>>(
             .filter_map(|p| p.observes.clone())
             .collect(),
         partial_order,
+        met: symmetry
+            .is_on()
+            .then(|| VisitedSet::with_capacity(options.expected_states)),
+        symmetry,
         checker,
         visited: VisitedSet::with_capacity(options.expected_states),
         log: PathLog::default(),
@@ -155,6 +164,7 @@ pub fn explore<M: Model, F: Frontier<M>>(
         stats: run.stats,
         properties,
         partial_order: run.partial_order,
+        symmetry: run.symmetry,
     })
 }
 
@@ -164,6 +174,11 @@ struct Run<'m, M: Model> {
     observes: Vec<Observes<M>>,
     /// Whether partial-order reduction is used, or why not.
     partial_order: PartialOrder,
+    /// Whether symmetry reduction is used, or why not.
+    symmetry: Symmetry,
+    /// Under symmetry reduction, the plain fingerprints of the states met (to report how
+    /// many distinct states the stored representatives stand for).
+    met: Option<VisitedSet>,
     checker: Checker<M>,
     visited: VisitedSet,
     log: PathLog,
@@ -403,6 +418,7 @@ impl<M: Model> Run<'_, M> {
         let fp = known_fp
             .unwrap_or_else(|| Self::fingerprint(self.model, state, obligations, vt, options));
         self.last_fp = fp;
+        self.note_met(state, obligations, vt, options);
         let new = self.visited.insert(fp);
         if new
             && options
@@ -444,7 +460,23 @@ impl<M: Model> Run<'_, M> {
         vt: u64,
         options: &Options,
     ) -> Fingerprint {
-        let mut fp = Checker::<M>::fold(model.fingerprint(state), obligations, vt);
+        let model_fp = if options.reductions.symmetry {
+            model.canonical_fingerprint(state).0
+        } else {
+            model.fingerprint(state)
+        };
+        Self::key(model_fp, obligations, vt, options)
+    }
+
+    /// The deduplication key of a state whose model fingerprint is `model_fp`.
+    #[inline]
+    fn key(
+        model_fp: Fingerprint,
+        obligations: &Option<Box<[u64]>>,
+        vt: u64,
+        options: &Options,
+    ) -> Fingerprint {
+        let mut fp = Checker::<M>::fold(model_fp, obligations, vt);
         if let Some(bound) = options.max_virtual_time_ms {
             // Under a time bound, the same state with more time left has more future.
             fp = combine(fp, bound.saturating_sub(vt));

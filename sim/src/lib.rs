@@ -32,7 +32,7 @@ pub mod world;
 
 pub use branching::{Branching, ChoiceKind, KindCount};
 pub use chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
-pub use explorer::{explore, Options, PartialOrder, Reductions, Sight, WallClock};
+pub use explorer::{explore, Options, PartialOrder, Reductions, Sight, Symmetry, WallClock};
 pub use fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 pub use frontier::{BreadthFirst, DepthFirst, Entry, Frontier, RunStart, Walk};
 pub use limits::MemoryGauge;

@@ -42,6 +42,19 @@ pub trait Model: Sized {
         fingerprint_of(state)
     }
 
+    /// Symmetry reduction: a description of the interchangeable processes the model found,
+    /// or why it has none (the default). See `world::symmetry` for the soundness rule.
+    fn symmetry(&self) -> Result<String, String> {
+        Err("the model declares no interchangeable processes".into())
+    }
+
+    /// The fingerprint of the representative of `state`'s symmetry class, and whether that
+    /// representative differs from `state`. Two states may share it only if one is the
+    /// other renamed by an automorphism of the model (bisimilar, with the same verdicts).
+    fn canonical_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+        (self.fingerprint(state), false)
+    }
+
     /// A human-readable, stable label for `action` in `state`; traces store labels and
     /// replay matches them, so two enabled actions of one state must not share a label.
     fn label(&self, _state: &Self::State, action: &Self::Action) -> String {

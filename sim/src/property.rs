@@ -70,6 +70,9 @@ pub struct Property<M: Model> {
     /// A property that declares nothing turns partial-order reduction off, since the
     /// explorer never guesses what a predicate looks at.
     pub observes: Option<Observes<M>>,
+    /// Whether the property declared that it cannot tell interchangeable processes apart
+    /// (see [`Property::symmetric`]). Symmetry reduction needs every property to declare it.
+    pub symmetric: bool,
 }
 
 impl<M: Model> Property<M> {
@@ -81,6 +84,7 @@ impl<M: Model> Property<M> {
             name: name.into(),
             expectation: Expectation::Always(Arc::new(cond)),
             observes: None,
+            symmetric: false,
         }
     }
 
@@ -92,6 +96,7 @@ impl<M: Model> Property<M> {
             name: name.into(),
             expectation: Expectation::Sometimes(Arc::new(cond)),
             observes: None,
+            symmetric: false,
         }
     }
 
@@ -110,6 +115,7 @@ impl<M: Model> Property<M> {
                 bound_ms,
             },
             observes: None,
+            symmetric: false,
         }
     }
 
@@ -127,7 +133,17 @@ impl<M: Model> Property<M> {
                 bound_ms,
             },
             observes: None,
+            symmetric: false,
         }
+    }
+
+    /// Declares that the property cannot tell interchangeable processes apart: renaming the
+    /// processes of a symmetry group in a state (their states, the ids the states hold)
+    /// never changes its predicates' verdict, nor its observation digest. A property that
+    /// names one process of a group, or reads process ids, must not declare it.
+    pub fn symmetric(mut self) -> Self {
+        self.symmetric = true;
+        self
     }
 
     /// Declares which actions may change what this property reads (see [`Visibility`]).
@@ -213,6 +229,7 @@ impl<M: Model> Clone for Property<M> {
             name: self.name.clone(),
             expectation: self.expectation.clone(),
             observes: self.observes.clone(),
+            symmetric: self.symmetric,
         }
     }
 }

@@ -101,6 +101,9 @@ pub struct Stats {
     pub visible_expansions: u64,
     /// Transient states settled at once under partial-order reduction.
     pub settled_states: u64,
+    /// Under symmetry reduction: distinct states met (by their own fingerprint), of which
+    /// `unique_states` representatives were stored.
+    pub symmetric_states_met: u64,
 }
 
 /// One step of a path: the action taken and its label.
@@ -177,6 +180,8 @@ pub struct Report<M: Model> {
     pub properties: Vec<PropertyReport<M>>,
     /// Whether partial-order reduction was used, or why not.
     pub partial_order: crate::explorer::PartialOrder,
+    /// Whether symmetry reduction was used, or why not.
+    pub symmetry: crate::explorer::Symmetry,
 }
 
 impl<M: Model> Report<M> {

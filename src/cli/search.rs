@@ -45,6 +45,10 @@ pub struct Limits {
     /// then tried in every order).
     #[arg(long)]
     pub no_partial_order: bool,
+    /// Switch symmetry reduction off (states that differ only by which of several
+    /// interchangeable processes plays which role are then stored apart).
+    #[arg(long)]
+    pub no_symmetry: bool,
 }
 
 pub(super) fn parse_ms(text: &str) -> Result<u64, String> {
@@ -110,6 +114,9 @@ fn options(
     o.max_memory_bytes = memory_limit(limits).0;
     if limits.no_reduction || limits.no_partial_order {
         o.reductions.partial_order = false;
+    }
+    if limits.no_reduction || limits.no_symmetry {
+        o.reductions.symmetry = false;
     }
     o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
     o.interrupt = Some(interrupt::flag());

@@ -2,7 +2,7 @@
 //! choice) and which reductions ran with what they saved.
 
 use crate::oracles::RedisWorld;
-use lockcheck_sim::{PartialOrder, Report, Stats};
+use lockcheck_sim::{PartialOrder, Report, Stats, Symmetry};
 use serde_json::{json, Value};
 
 /// The branching table (`check --stats`).
@@ -42,7 +42,7 @@ pub fn branching_json(stats: &Stats) -> Value {
 /// One line: which reductions ran and what they saved.
 pub fn reductions_text(report: &Report<RedisWorld>) -> String {
     let s = &report.stats;
-    match &report.partial_order {
+    let partial_order = match &report.partial_order {
         PartialOrder::On => {
             let offered: u64 = s.branching.nonzero().map(|(_, c)| c.offered).sum();
             let expanded: u64 = s.branching.nonzero().map(|(_, c)| c.expanded).sum();
@@ -57,7 +57,17 @@ pub fn reductions_text(report: &Report<RedisWorld>) -> String {
             )
         }
         other => format!("reductions: partial order {other}\n"),
-    }
+    };
+    let symmetry = match &report.symmetry {
+        Symmetry::On(groups) => format!(
+            "reductions: symmetry on: {groups}: {} distinct states met, deduplicated to {} representatives (at least {:.2}x fewer)\n",
+            s.symmetric_states_met,
+            s.unique_states,
+            s.symmetric_states_met as f64 / s.unique_states.max(1) as f64,
+        ),
+        other => format!("reductions: symmetry {other}\n"),
+    };
+    partial_order + &symmetry
 }
 
 /// The reductions as JSON.
@@ -73,5 +83,15 @@ pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
         PartialOrder::Off => json!({"status": "off"}),
         PartialOrder::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
     };
-    json!({ "partial_order": partial_order })
+    let symmetry = match &report.symmetry {
+        Symmetry::On(groups) => json!({
+            "status": "on",
+            "groups": groups,
+            "states_met": s.symmetric_states_met,
+            "representatives": s.unique_states,
+        }),
+        Symmetry::Off => json!({"status": "off"}),
+        Symmetry::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
+    };
+    json!({ "partial_order": partial_order, "symmetry": symmetry })
 }

@@ -49,6 +49,8 @@ pub enum Sight {
 pub struct Reductions {
     /// Partial-order reduction (persistent sets with the cycle proviso).
     pub partial_order: bool,
+    /// Symmetry reduction (states deduplicated as their class's representative).
+    pub symmetry: bool,
 }
 
 impl Reductions {
@@ -56,12 +58,14 @@ impl Reductions {
     pub fn all() -> Self {
         Reductions {
             partial_order: true,
+            symmetry: true,
         }
     }
     /// No reduction: the full state space.
     pub fn none() -> Self {
         Reductions {
             partial_order: false,
+            symmetry: false,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! clock readings and collects its effects: messages to send and timers to set or cancel.
 //! The same actor runs under every driver (exhaustive, random, replay, madsim).
 
+use super::symmetry::Renaming;
 use crate::fingerprint::FpHasher;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -156,6 +157,37 @@ pub trait Actor: Debug {
     /// coincide; the default hashes the state as it is.
     fn hash_state(&self, state: &Self::State, _now: LocalNow, hasher: &mut FpHasher) {
         state.hash(hasher);
+    }
+
+    /// Symmetry reduction (see `world::symmetry`): this actor's configuration with every
+    /// process id it holds renamed by `r`, or why it cannot be renamed (the default: an
+    /// actor that does not implement the renaming hooks takes no part in symmetry).
+    fn renamed(&self, _r: &Renaming) -> Result<Self, String>
+    where
+        Self: Sized,
+    {
+        Err("its actor does not support renaming process ids".into())
+    }
+
+    /// Whether `self` and `other` are the same configuration (compared after [`Actor::renamed`]).
+    fn same_config(&self, _other: &Self) -> bool {
+        false
+    }
+
+    /// `state` with every process id it holds renamed by `r`, or `None` when it holds none
+    /// that `r` moves. Called only on actors whose [`Actor::renamed`] succeeds.
+    fn rename_state(&self, _state: &Self::State, _r: &Renaming) -> Option<Self::State> {
+        None
+    }
+
+    /// `msg` (to this process) with every process id renamed by `r`, or `None` if unchanged.
+    fn rename_msg(&self, _msg: &Self::Msg, _r: &Renaming) -> Option<Self::Msg> {
+        None
+    }
+
+    /// `timer` (of this process) with every process id renamed by `r`, or `None` if unchanged.
+    fn rename_timer(&self, _timer: &Self::Timer, _r: &Renaming) -> Option<Self::Timer> {
+        None
     }
 
     /// A short description of a message for labels (defaults to `Debug`).

@@ -15,6 +15,7 @@
 
 mod action;
 mod actor;
+mod canonical;
 mod clock;
 mod faults;
 mod independence;
@@ -23,9 +24,11 @@ mod network;
 mod shared;
 mod state;
 mod step;
+mod symmetry;
 
 pub use action::WorldAction;
 pub use actor::{Actor, Context, CrashKind, LocalNow, ProcessId, TimerEffect};
+pub use canonical::MAX_CANDIDATES;
 pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
@@ -34,12 +37,14 @@ pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
 pub use shared::Shared;
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
+pub use symmetry::{Renaming, SymmetryGroups, SymmetryRequest};
 
 use crate::branching::ChoiceKind;
 use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 use crate::model::Model;
 use crate::property::Property;
 use std::hash::Hasher;
+use std::sync::OnceLock;
 
 /// One process of a world: a name, its behaviour and its clock.
 #[derive(Clone, Debug)]
@@ -58,6 +63,10 @@ pub struct World<A: Actor> {
     pub properties: Vec<Property<World<A>>>,
     actors: Vec<A>,
     clocks: Vec<ClockSpec>,
+    /// How the symmetry groups are chosen ([`World::with_symmetry`]).
+    symmetry_request: SymmetryRequest,
+    /// The symmetry groups, checked at the first search (see `symmetry.rs`).
+    symmetry: OnceLock<Result<SymmetryGroups, String>>,
 }
 
 impl<A: Actor + Clone> World<A> {
@@ -73,6 +82,8 @@ impl<A: Actor + Clone> World<A> {
             properties: Vec::new(),
             actors,
             clocks,
+            symmetry_request: SymmetryRequest::default(),
+            symmetry: OnceLock::new(),
         }
     }
 }
@@ -80,17 +91,34 @@ impl<A: Actor + Clone> World<A> {
 impl<A: Actor> World<A> {
     pub fn with_network(mut self, network: Network) -> Self {
         self.network = network;
+        self.symmetry = OnceLock::new();
         self
     }
 
     pub fn with_faults(mut self, faults: FaultEnvelope) -> Self {
         self.faults = faults;
+        self.symmetry = OnceLock::new();
         self
     }
 
     pub fn with_property(mut self, property: Property<World<A>>) -> Self {
         self.properties.push(property);
+        self.symmetry = OnceLock::new();
         self
+    }
+
+    /// Chooses how symmetry groups are found (inferred by default); they are checked
+    /// against the world as it stands at the first search.
+    pub fn with_symmetry(mut self, request: SymmetryRequest) -> Self {
+        self.symmetry_request = request;
+        self.symmetry = OnceLock::new();
+        self
+    }
+
+    /// The world's symmetry groups, or why it has none (checked once, then kept).
+    pub fn symmetry(&self) -> &Result<SymmetryGroups, String> {
+        self.symmetry
+            .get_or_init(|| self.symmetry_groups(&self.symmetry_request))
     }
 
     /// The process called `name`.
@@ -143,6 +171,31 @@ impl<A: Actor> Model for World<A> {
         let mut h = FpHasher::new();
         state.hash_relative(&self.actors, &self.clocks, &mut h);
         h.finish()
+    }
+
+    fn symmetry(&self) -> Result<String, String> {
+        let groups = World::symmetry(self).as_ref().map_err(Clone::clone)?;
+        let names = |g: &Vec<ProcessId>| {
+            let names: Vec<&str> = g.iter().map(|&p| self.process_name(p)).collect();
+            format!("{{{}}}", names.join(", "))
+        };
+        let mut text = groups
+            .groups
+            .iter()
+            .map(names)
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !groups.apart.is_empty() {
+            text.push_str(&format!(" (apart: {})", symmetry::summary(&groups.apart)));
+        }
+        Ok(text)
+    }
+
+    fn canonical_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+        match World::symmetry(self) {
+            Ok(groups) => self.canonical_fingerprint_under(state, groups),
+            Err(_) => (self.fingerprint(state), false),
+        }
     }
 
     fn label(&self, state: &Self::State, action: &Self::Action) -> String {

@@ -61,6 +61,13 @@ impl<P> Shared<P> {
         }
     }
 
+    /// Drops the cached hash without touching the value (for a value moved to a place where
+    /// it hashes differently).
+    #[inline]
+    pub fn forget_hash(&mut self) {
+        self.cached = None;
+    }
+
     /// Whether `a` and `b` are the same allocation (a successor still shares the process).
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
         Arc::ptr_eq(&a.inner, &b.inner)

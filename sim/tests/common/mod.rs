@@ -7,7 +7,7 @@
 
 use lockcheck_sim::world::{
     Actor, ClockSpec, Context, FaultEnvelope, LinkSpec, LocalNow, Network, ProcessId, ProcessSpec,
-    World,
+    Renaming, World,
 };
 use lockcheck_sim::{FpHasher, Property};
 use std::hash::Hash;
@@ -127,6 +127,31 @@ impl Actor for Node {
                 *phase = Phase::Done;
                 ctx.send(KV, Msg::Release);
             }
+        }
+    }
+
+    /// The configurations hold no process id (the kv is always process 0).
+    fn renamed(&self, _r: &Renaming) -> Result<Self, String> {
+        Ok(self.clone())
+    }
+
+    fn same_config(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Node::Kv { ttl_ms: a }, Node::Kv { ttl_ms: b }) => a == b,
+            (Node::Client { work_ms: a }, Node::Client { work_ms: b }) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The kv's lease names its holder.
+    fn rename_state(&self, state: &NodeState, r: &Renaming) -> Option<NodeState> {
+        match state {
+            NodeState::Kv {
+                lease: Some((holder, deadline)),
+            } if r.of(*holder) != *holder => Some(NodeState::Kv {
+                lease: Some((r.of(*holder), *deadline)),
+            }),
+            _ => None,
         }
     }
 

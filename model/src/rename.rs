@@ -1,0 +1,143 @@
+//! Renaming the process ids a Redis world's actors hold, for symmetry reduction (see
+//! `lockcheck_sim::world::symmetry`): what the kernel needs to tell whether two processes
+//! are interchangeable and to hash a state as its class's representative.
+//!
+//! Redis nodes, lock clients, the account and the token service support it. A lock client's
+//! configuration is renamed as it is written (a Redlock client's node list keeps its order),
+//! so two nodes a client names in an order its protocol depends on are never interchangeable:
+//! a Redlock engine keeps its per-node bookkeeping by position and tags its requests with
+//! positions, and the kernel then names that reason. Sentinel, the scripted client, the lock
+//! service and the detector do not support it; a world holding one gets no symmetry among
+//! the processes they name.
+
+use crate::lock::protocol::EngineState;
+use crate::lock::single::SingleState;
+use crate::lock::{ClientState, Fencing, LockClient, Protocol};
+use crate::msg::{Msg, Timer};
+use crate::node::{NodeState, RedisNode, Role};
+use crate::process::{Process, ProcessState};
+use lockcheck_sim::world::Renaming;
+
+/// `process` with its ids renamed by `r`, or why it cannot be renamed.
+pub fn renamed(process: &Process, r: &Renaming) -> Result<Process, String> {
+    let unsupported = |kind: &str| Err(format!("a {kind} does not support renaming process ids"));
+    Ok(match process {
+        Process::Redis(node) => Process::Redis(RedisNode {
+            replica_of: node.replica_of.map(|m| r.of(m)),
+            ..node.clone()
+        }),
+        Process::Client(client) => Process::Client(renamed_client(client, r)),
+        Process::Account(_) | Process::Tokens(_) => process.clone(),
+        Process::Sentinel(_) => return unsupported("Sentinel"),
+        Process::Scripted(_) => return unsupported("scripted client"),
+        Process::Service(_) => return unsupported("lock service"),
+        Process::Detector(_) => return unsupported("deadlock detector"),
+    })
+}
+
+fn renamed_client(client: &LockClient, r: &Renaming) -> LockClient {
+    let mut c = client.clone();
+    match &mut c.protocol {
+        Protocol::SingleNode(e) => {
+            e.node = r.of(e.node);
+            e.sentinel = e.sentinel.map(|s| r.of(s));
+        }
+        Protocol::Redlock(e) => e.nodes.iter_mut().for_each(|n| *n = r.of(*n)),
+        Protocol::Redisson(e) => e.node = r.of(e.node),
+    }
+    c.workload.resource = c.workload.resource.map(|p| r.of(p));
+    if let Fencing::Service(p) = &mut c.fencing {
+        *p = r.of(*p);
+    }
+    c
+}
+
+/// `state` with its ids renamed by `r`, or `None` when it holds none that `r` moves.
+pub fn rename_state(state: &ProcessState, r: &Renaming) -> Option<ProcessState> {
+    match state {
+        ProcessState::Redis(node) => rename_node(node, r).map(ProcessState::Redis),
+        ProcessState::Client(client) => rename_client(client, r).map(ProcessState::Client),
+        _ => None,
+    }
+}
+
+fn rename_node(node: &NodeState, r: &Renaming) -> Option<NodeState> {
+    let moves = match &node.role {
+        Role::Master { replicas } => replicas.iter().any(|l| r.of(l.replica) != l.replica),
+        Role::Replica { master } => r.of(*master) != *master,
+    } || node.subscriptions.iter().any(|(c, _)| r.of(*c) != *c)
+        || node.waits.iter().any(|w| r.of(w.client) != w.client)
+        || node.client_offsets.iter().any(|(c, _)| r.of(*c) != *c);
+    if !moves {
+        return None;
+    }
+    let mut n = node.clone();
+    match &mut n.role {
+        Role::Master { replicas } => replicas
+            .iter_mut()
+            .for_each(|l| l.replica = r.of(l.replica)),
+        Role::Replica { master } => *master = r.of(*master),
+    }
+    // Subscriptions and client offsets are kept sorted by client.
+    n.subscriptions.iter_mut().for_each(|(c, _)| *c = r.of(*c));
+    n.subscriptions.sort();
+    n.waits.iter_mut().for_each(|w| w.client = r.of(w.client));
+    n.client_offsets.iter_mut().for_each(|(c, _)| *c = r.of(*c));
+    n.client_offsets.sort();
+    Some(n)
+}
+
+fn rename_client(client: &ClientState, r: &Renaming) -> Option<ClientState> {
+    let node_of = |e: &EngineState| match e {
+        EngineState::SingleNode(SingleState::Acquiring { node, .. })
+        | EngineState::SingleNode(SingleState::Holding { node }) => Some(*node),
+        _ => None,
+    };
+    if !client
+        .engines
+        .iter()
+        .filter_map(node_of)
+        .any(|n| r.of(n) != n)
+    {
+        return None;
+    }
+    let mut c = client.clone();
+    for e in &mut c.engines {
+        if let EngineState::SingleNode(
+            SingleState::Acquiring { node, .. } | SingleState::Holding { node },
+        ) = e
+        {
+            *node = r.of(*node);
+        }
+    }
+    Some(c)
+}
+
+/// `msg` with its ids renamed by `r`, or `None` if unchanged.
+pub fn rename_msg(msg: &Msg, r: &Renaming) -> Option<Msg> {
+    match msg {
+        Msg::ReplicaOf {
+            master: Some(m),
+            epoch,
+        } if r.of(*m) != *m => Some(Msg::ReplicaOf {
+            master: Some(r.of(*m)),
+            epoch: *epoch,
+        }),
+        Msg::MasterIs { master, epoch } if r.of(*master) != *master => Some(Msg::MasterIs {
+            master: r.of(*master),
+            epoch: *epoch,
+        }),
+        _ => None,
+    }
+}
+
+/// `timer` with its ids renamed by `r`, or `None` if unchanged.
+pub fn rename_timer(timer: &Timer, r: &Renaming) -> Option<Timer> {
+    match timer {
+        Timer::WaitTimeout { client, id } if r.of(*client) != *client => Some(Timer::WaitTimeout {
+            client: r.of(*client),
+            id: *id,
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,264 @@
+//! Canonical representatives of symmetry classes: each group's members sorted by their
+//! fingerprint part, ties tried every way, the state renamed and hashed.
+//!
+//! The soundness rule is in `symmetry.rs`: every candidate is the state renamed by a product
+//! of group permutations, all automorphisms of the world, so whichever candidate is chosen
+//! the reduction is sound. The choice: members sorted by their fingerprint part (which does
+//! not depend on their ids when their states hold none of the group's ids); members whose
+//! parts tie may differ in what the rest of the state says of their ids (a lease naming
+//! its holder, messages from them), so every order of the tied members is tried, up to
+//! [`MAX_CANDIDATES`] renamings, and the smallest fingerprint wins. Then two states of one
+//! class get the same fingerprint whenever the sort keys are invariant and the ties are
+//! few; beyond the cap, tied members keep id order (sound, merely incomplete).
+
+use super::actor::{Actor, ProcessId};
+use super::shared::Shared;
+use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
+use super::symmetry::{Renaming, SymmetryGroups};
+use super::World;
+use crate::fingerprint::Fingerprint;
+
+/// The most renamings tried for one state (every order of up to five tied members).
+pub const MAX_CANDIDATES: usize = 120;
+
+impl<A: Actor> World<A> {
+    /// The permutation that sorts each group's members by their fingerprint part (ties in
+    /// id order), and the runs of tied places: each a list of the ids the tied members go to.
+    fn sorting_renaming(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+    ) -> (Renaming, Vec<Vec<ProcessId>>) {
+        let now = state.now_ms;
+        let mut to: Vec<ProcessId> = (0..self.processes.len()).collect();
+        let mut ties = Vec::new();
+        let mut keyed = Vec::new();
+        for group in &sym.groups {
+            keyed.clear();
+            keyed.extend(group.iter().map(|&p| {
+                let proc = &state.procs[p];
+                let key = proc
+                    .cached_hash(now)
+                    .unwrap_or_else(|| proc.hash_relative(&self.actors[p], &self.clocks[p], now));
+                (key, p)
+            }));
+            keyed.sort_unstable();
+            for (&(_, old), &new) in keyed.iter().zip(group) {
+                to[old] = new;
+            }
+            let mut start = 0;
+            for end in 1..=keyed.len() {
+                if end == keyed.len() || keyed[end].0 != keyed[start].0 {
+                    if end - start > 1 {
+                        ties.push(group[start..end].to_vec());
+                    }
+                    start = end;
+                }
+            }
+        }
+        (Renaming { to }, ties)
+    }
+
+    /// The fingerprint of the representative of `state`'s class under `sym`, and whether
+    /// the representative differs from `state`.
+    pub fn canonical_fingerprint_under(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+    ) -> (Fingerprint, bool) {
+        let (sorting, ties) = self.sorting_renaming(state, sym);
+        let mut best: Option<(Fingerprint, bool)> = None;
+        for_each_reordering(&sorting, &ties, |r| {
+            let candidate = if r.is_identity() {
+                (crate::model::Model::fingerprint(self, state), false)
+            } else {
+                let renamed = self.rename(state, r, sym);
+                (crate::model::Model::fingerprint(self, &renamed), true)
+            };
+            if best.is_none_or(|b| candidate.0 < b.0) {
+                best = Some(candidate);
+            }
+        });
+        best.expect("at least the sorting renaming is tried")
+    }
+
+    /// `state` with every process renamed by `r` (an automorphism of this world).
+    pub fn rename(&self, state: &StateOf<A>, r: &Renaming, sym: &SymmetryGroups) -> StateOf<A> {
+        let n = state.procs.len();
+        let mut from = vec![0; n];
+        for p in 0..n {
+            from[r.of(p)] = p;
+        }
+        let procs = (0..n)
+            .map(|new| {
+                let old = from[new];
+                let identical = new == old
+                    || sym
+                        .groups
+                        .iter()
+                        .zip(&sym.identical)
+                        .any(|(g, &same)| same && g.contains(&old));
+                match self.rename_proc(&state.procs[old], old, r) {
+                    Some(p) => Shared::new(p),
+                    None if identical => state.procs[old].clone(),
+                    None => {
+                        let mut moved = state.procs[old].clone();
+                        moved.forget_hash();
+                        moved
+                    }
+                }
+            })
+            .collect();
+        let mut in_flight: Vec<_> = state
+            .in_flight
+            .iter()
+            .map(|m| {
+                let mut m2 = m.clone();
+                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
+                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
+                    m2.msg = msg;
+                }
+                m2
+            })
+            .collect();
+        // The world keeps messages grouped by link in link order, send order within a link.
+        in_flight.sort_by_key(|m| (m.from, m.to));
+        let unrouted = state
+            .unrouted
+            .iter()
+            .map(|m| {
+                let mut m2 = m.clone();
+                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
+                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
+                    m2.msg = msg;
+                }
+                m2
+            })
+            .collect();
+        let undecided_timers = state
+            .undecided_timers
+            .iter()
+            .map(|t| UndecidedTimer {
+                process: r.of(t.process),
+                timer: self.actors[t.process]
+                    .rename_timer(&t.timer, r)
+                    .unwrap_or_else(|| t.timer.clone()),
+                after_ms: t.after_ms.clone(),
+            })
+            .collect();
+        StateOf::<A> {
+            now_ms: state.now_ms,
+            procs,
+            in_flight,
+            unrouted,
+            undecided_timers,
+            partitions: state.partitions.clone(),
+            faults_used: state.faults_used,
+        }
+    }
+
+    /// Process `p`'s state with its ids renamed, or `None` when nothing in it changes.
+    fn rename_proc(
+        &self,
+        proc: &ProcState<A::State, A::Timer>,
+        p: ProcessId,
+        r: &Renaming,
+    ) -> Option<ProcState<A::State, A::Timer>> {
+        let actor = &self.actors[p];
+        let life = match &proc.life {
+            Life::Up(s) => actor.rename_state(s, r).map(Life::Up),
+            Life::Down {
+                survived: Some(s),
+                restart_at_ms,
+            } => actor.rename_state(s, r).map(|s| Life::Down {
+                survived: Some(s),
+                restart_at_ms: *restart_at_ms,
+            }),
+            Life::Down { survived: None, .. } => None,
+        };
+        let timers: Vec<Option<A::Timer>> = proc
+            .timers
+            .iter()
+            .map(|t| actor.rename_timer(&t.timer, r))
+            .collect();
+        if life.is_none() && timers.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(ProcState {
+            life: life.unwrap_or_else(|| proc.life.clone()),
+            paused_until_ms: proc.paused_until_ms,
+            clock_steps_ms: proc.clock_steps_ms,
+            timers: proc
+                .timers
+                .iter()
+                .zip(timers)
+                .map(|(t, renamed)| PendingTimer {
+                    due_ms: t.due_ms,
+                    timer: renamed.unwrap_or_else(|| t.timer.clone()),
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Calls `visit` with `sorting` followed by every reordering of each run of `ties` (the
+/// places tied members go to), or with `sorting` alone when there would be more than
+/// [`MAX_CANDIDATES`].
+fn for_each_reordering(
+    sorting: &Renaming,
+    ties: &[Vec<ProcessId>],
+    mut visit: impl FnMut(&Renaming),
+) {
+    let count = ties
+        .iter()
+        .try_fold(1usize, |n, t| n.checked_mul((1..=t.len()).product()))
+        .filter(|&n| n <= MAX_CANDIDATES);
+    if count.is_none() || ties.is_empty() {
+        visit(sorting);
+        return;
+    }
+    let orders: Vec<Vec<Vec<ProcessId>>> = ties.iter().map(|t| permutations(t)).collect();
+    let mut pick = vec![0; ties.len()];
+    let mut r = sorting.clone();
+    loop {
+        for (tie, (orders, &k)) in ties.iter().zip(orders.iter().zip(&pick)) {
+            // The member that sorting sent to `tie[i]` goes to `orders[k][i]` instead.
+            for (old, &new) in sorting.to.iter().enumerate() {
+                if let Some(i) = tie.iter().position(|&t| t == new) {
+                    r.to[old] = orders[k][i];
+                }
+            }
+        }
+        visit(&r);
+        // The next combination, like an odometer.
+        let mut digit = 0;
+        loop {
+            if digit == pick.len() {
+                return;
+            }
+            pick[digit] += 1;
+            if pick[digit] < orders[digit].len() {
+                break;
+            }
+            pick[digit] = 0;
+            digit += 1;
+        }
+    }
+}
+
+/// Every order of `items` (the first is `items` itself).
+fn permutations(items: &[ProcessId]) -> Vec<Vec<ProcessId>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first);
+            out.push(tail);
+        }
+    }
+    out
+}
