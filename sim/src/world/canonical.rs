@@ -12,11 +12,13 @@
 //! few; beyond the cap, tied members keep id order (sound, merely incomplete).
 
 use super::actor::{Actor, ProcessId};
+use super::network::msg_hash;
 use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
 use crate::fingerprint::Fingerprint;
+use std::sync::Arc;
 
 /// The most renamings tried for one state (every order of up to five tied members).
 pub const MAX_CANDIDATES: usize = 120;
@@ -116,7 +118,8 @@ impl<A: Actor> World<A> {
                 let mut m2 = m.clone();
                 (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
                 if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg = msg;
+                    m2.msg_hash = msg_hash(&msg);
+                    m2.msg = Arc::new(msg);
                 }
                 m2
             })
@@ -130,7 +133,7 @@ impl<A: Actor> World<A> {
                 let mut m2 = m.clone();
                 (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
                 if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg = msg;
+                    m2.msg = Arc::new(msg);
                 }
                 m2
             })

@@ -8,6 +8,8 @@
 //! when it begins and those sent while it lasts.
 
 use super::actor::ProcessId;
+use crate::fingerprint::FpHasher;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// How one directed link behaves.
@@ -131,6 +133,13 @@ pub struct InFlight<M> {
     pub msg_hash: u64,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
+}
+
+/// A message body's part of a fingerprint ([`InFlight::msg_hash`]).
+pub fn msg_hash<M: Hash>(msg: &M) -> u64 {
+    let mut h = FpHasher::new();
+    msg.hash(&mut h);
+    h.finish()
 }
 
 /// A message whose delay (or loss) is still to be chosen.

@@ -14,11 +14,9 @@
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
 use super::clock::{add_step, later};
-use super::network::{InFlight, Unrouted};
+use super::network::{msg_hash, InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
-use crate::fingerprint::FpHasher;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
@@ -423,14 +421,12 @@ impl<A: Actor> World<A> {
         // links interleave are one state.
         let link = (m.from, m.to);
         let at = state.in_flight.partition_point(|x| (x.from, x.to) <= link);
-        let mut msg_hash = FpHasher::new();
-        m.msg.hash(&mut msg_hash);
         state.in_flight.insert(
             at,
             InFlight {
                 from: m.from,
                 to: m.to,
-                msg_hash: msg_hash.finish(),
+                msg_hash: msg_hash(&*m.msg),
                 msg: m.msg,
                 due_ms: later(state.now_ms, delay_ms),
             },
