@@ -40,7 +40,6 @@ const LONGER_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("sim/src/explorer.rs", "expand", 74),
     ("sim/src/explorer.rs", "main_loop", 71),
     ("sim/src/explorer/reduction.rs", "settle", 76),
-    ("src/cli/check.rs", "cmd_check", 106),
     ("src/report/heatmap.rs", "svg", 138),
     ("src/report/swimlane.rs", "chart", 146),
     ("src/report/swimlane.rs", "svg", 146),

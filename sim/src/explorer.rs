@@ -101,39 +101,7 @@ pub fn explore<M: Model, F: Frontier<M>>(
     let symmetry = Symmetry::decide(model, &options.reductions, frontier);
     // Canonical fingerprints only where symmetry runs (walks keep their own).
     options.reductions.symmetry = symmetry.is_on();
-    let mut run = Run {
-        model,
-        observes: checker
-            .props
-            .iter()
-            .filter_map(|p| p.observes.clone())
-            .collect(),
-        partial_order,
-        met: symmetry
-            .is_on()
-            .then(|| VisitedSet::with_capacity(options.expected_states)),
-        symmetry,
-        checker,
-        visited: VisitedSet::with_capacity(options.expected_states),
-        log: PathLog::default(),
-        stats: Stats::default(),
-        hits: Vec::new(),
-        seed: None,
-        cut_by_depth: false,
-        cut_by_time: false,
-        spare: Vec::new(),
-        ahead: None,
-        subset: Vec::new(),
-        settling: Vec::new(),
-        last_seen: false,
-        last_fp: 0,
-        expanded: None,
-        pacer: Pacer::default(),
-        next_check_at: MIN_INTERVAL,
-    };
-    if run.partial_order.is_on() {
-        run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
-    }
+    let mut run = Run::new(model, checker, partial_order, symmetry, &options);
     let outcome = run.main_loop(frontier, &mut options)?;
     assert!(
         !matches!(outcome, Outcome::Complete | Outcome::Bounded { .. }) || frontier.is_empty(),
@@ -166,6 +134,52 @@ pub fn explore<M: Model, F: Frontier<M>>(
         partial_order: run.partial_order,
         symmetry: run.symmetry,
     })
+}
+
+impl<'m, M: Model> Run<'m, M> {
+    /// A search of `model` about to start: nothing visited, every statistic zero.
+    fn new(
+        model: &'m M,
+        checker: Checker<M>,
+        partial_order: PartialOrder,
+        symmetry: Symmetry,
+        options: &Options,
+    ) -> Self {
+        let mut run = Run {
+            model,
+            observes: checker
+                .props
+                .iter()
+                .filter_map(|p| p.observes.clone())
+                .collect(),
+            partial_order,
+            met: symmetry
+                .is_on()
+                .then(|| VisitedSet::with_capacity(options.expected_states)),
+            symmetry,
+            checker,
+            visited: VisitedSet::with_capacity(options.expected_states),
+            log: PathLog::default(),
+            stats: Stats::default(),
+            hits: Vec::new(),
+            seed: None,
+            cut_by_depth: false,
+            cut_by_time: false,
+            spare: Vec::new(),
+            ahead: None,
+            subset: Vec::new(),
+            settling: Vec::new(),
+            last_seen: false,
+            last_fp: 0,
+            expanded: None,
+            pacer: Pacer::default(),
+            next_check_at: MIN_INTERVAL,
+        };
+        if run.partial_order.is_on() {
+            run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
+        }
+        run
+    }
 }
 
 struct Run<'m, M: Model> {

@@ -120,21 +120,21 @@ impl Bisection<'_> {
     }
 }
 
+/// The range to bisect: the lowest and highest of `--vary`'s values, which must differ.
+fn range(a: &BoundaryArgs) -> Result<(u64, u64), InputError> {
+    match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
+        (Some(&lo), Some(&hi)) if lo < hi => Ok((lo, hi)),
+        _ => Err(InputError {
+            field: Some(a.vary.name.clone()),
+            ..InputError::new("bisecting needs a range of two different values, e.g. pause=0s..60s")
+        }),
+    }
+}
+
 pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let name = &a.vary.name;
-    let (mut lo, mut hi) = match (a.vary.values.iter().min(), a.vary.values.iter().max()) {
-        (Some(&lo), Some(&hi)) if lo < hi => (lo, hi),
-        _ => {
-            return Err(InputError {
-                field: Some(name.clone()),
-                ..InputError::new(
-                    "bisecting needs a range of two different values, e.g. pause=0s..60s",
-                )
-            }
-            .into())
-        }
-    };
+    let (mut lo, mut hi) = range(a)?;
     let mut b = Bisection {
         base: &base,
         name,

@@ -15,12 +15,13 @@ use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::{Checked, Mode};
 use crate::interrupt;
+use crate::oracles::RedisWorld;
 use crate::report::{seconds, timeline};
 use crate::saved::save_violation;
 use crate::scenario::file::load_scenario;
 use crate::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn default_trace_path(dir: &Path, scenario: &Scenario) -> PathBuf {
@@ -49,6 +50,40 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         Mode::Exhaustive
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out)?;
+    let (mut text, mut j) = summary(a, &scenario, mode, &checked);
+    let Some(violation) = checked.report.first_violation() else {
+        let hollow = checked.report.hollow();
+        let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
+        text.push_str(&line);
+        if !hollow.is_empty() {
+            text.push_str(&format!(
+                "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
+                hollow.join(", ")
+            ));
+        }
+        j["verdict"] = json!(verdict);
+        j["never_witnessed"] = json!(hollow);
+        return Ok(Output {
+            text,
+            json: j,
+            code,
+        });
+    };
+    let (more, more_json) = violation_output(a, &scenario, &checked, violation)?;
+    text.push_str(&more);
+    for (k, v) in more_json.as_object().into_iter().flatten() {
+        j[k] = v.clone();
+    }
+    Ok(Output {
+        text,
+        json: j,
+        code: EXIT_VIOLATION,
+    })
+}
+
+/// What every check prints: the scenario, mode, outcome, statistics, oracles and
+/// reductions, in text and JSON.
+fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) -> (String, Value) {
     let report = &checked.report;
     let s = &report.stats;
     let wall = s.wall_ms.unwrap_or(0);
@@ -99,62 +134,53 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     if report.outcome == Outcome::Interrupted {
         j["signal"] = json!(interrupt::signal_name());
     }
-    let Some((oracle, path)) = report.first_violation() else {
-        let hollow = report.hollow();
-        let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
-        text.push_str(&line);
-        if !hollow.is_empty() {
-            text.push_str(&format!(
-                "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
-                hollow.join(", ")
-            ));
-        }
-        j["verdict"] = json!(verdict);
-        j["never_witnessed"] = json!(hollow);
-        return Ok(Output {
-            text,
-            json: j,
-            code,
-        });
-    };
+    (text, j)
+}
+
+/// A violation: its counterexample's timeline, the trace saved with the command that replays
+/// it, and for a random walk the command that reruns exactly that walk.
+fn violation_output(
+    a: &CheckArgs,
+    scenario: &Scenario,
+    checked: &Checked,
+    (oracle, path): (&str, &lockcheck_sim::Path<RedisWorld>),
+) -> Result<(String, Value), CliError> {
     let entries = timeline::entries(&checked.world, path);
     let trace = Trace::from_path(&checked.world, path, Some(oracle));
     let file = a
         .output
         .clone()
-        .unwrap_or_else(|| default_trace_path(&a.trace_dir, &scenario));
+        .unwrap_or_else(|| default_trace_path(&a.trace_dir, scenario));
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
     }
-    let saved = save_violation(&scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
+    let saved = save_violation(scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
     let seed_line = path.seed.map_or(String::new(), |seed| {
         format!(", random walk of seed {seed}")
     });
-    text.push_str(&format!(
+    let mut text = format!(
         "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}{seed_line}):\n{}\n{}",
-        meaning_of(&scenario, oracle),
+        meaning_of(scenario, oracle),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
         saved.note(),
-    ));
+    );
+    let mut j = json!({
+        "verdict": "violated",
+        "oracle": oracle,
+        "steps": path.steps.len(),
+        "timeline": entries,
+        "trace_file": file.display().to_string(),
+        "replay_command": saved.replay_command,
+    });
     if let Some(seed) = path.seed {
         let rerun = rerun_command(&a.scenario, &a.sets, seed);
         text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
         j["seed"] = json!(seed);
         j["rerun_command"] = json!(rerun);
     }
-    j["verdict"] = json!("violated");
-    j["oracle"] = json!(oracle);
-    j["steps"] = json!(path.steps.len());
-    j["timeline"] = json!(entries);
-    j["trace_file"] = json!(file.display().to_string());
-    j["replay_command"] = json!(saved.replay_command);
-    Ok(Output {
-        text,
-        json: j,
-        code: EXIT_VIOLATION,
-    })
+    Ok((text, j))
 }
 
 /// The verdict line, verdict word and exit code of a check that found no violation.

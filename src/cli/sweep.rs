@@ -108,6 +108,20 @@ fn check_grid(
     Ok(cells)
 }
 
+/// `sweep of S over N points`, or where an interrupt stopped it.
+fn headline(sw: &Sweep, total_points: usize, interrupted: bool) -> String {
+    if interrupted {
+        format!(
+            "sweep of {}: interrupted by {} after {} of {total_points} points\n",
+            sw.scenario,
+            interrupt::signal_name(),
+            sw.cells.len(),
+        )
+    } else {
+        format!("sweep of {} over {} points\n", sw.scenario, sw.cells.len())
+    }
+}
+
 fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
     let count = |v: Verdict| sw.cells.iter().filter(|c| c.verdict == v).count();
     let (safe, bad, unknown) = (
@@ -121,22 +135,7 @@ fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
     } else {
         sw.table()
     };
-    let mut text = if interrupted {
-        format!(
-            "sweep of {}: interrupted by {} after {} of {total_points} points\n{}",
-            sw.scenario,
-            interrupt::signal_name(),
-            sw.cells.len(),
-            table
-        )
-    } else {
-        format!(
-            "sweep of {} over {} points\n{}",
-            sw.scenario,
-            sw.cells.len(),
-            table
-        )
-    };
+    let mut text = headline(sw, total_points, interrupted) + &table;
     text.push_str(&format!(
         "{safe} safe, {bad} violated, {unknown} without a verdict (limit)\n"
     ));

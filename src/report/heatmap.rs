@@ -94,6 +94,33 @@ impl Sweep {
             .find(|c| c.values_ms[0] == x && (self.params.len() < 2 || c.values_ms[1] == y))
     }
 
+    /// One cell: a rectangle coloured by its verdict with the point's values in its title,
+    /// linked to the point's swimlane chart when there is one.
+    fn cell_svg(&self, s: &mut String, c: &Cell, (x, y): (f64, f64), (cw, ch): (f64, f64)) {
+        let values: Vec<String> = self
+            .params
+            .iter()
+            .zip(&c.values_ms)
+            .map(|((n, _), v)| format!("{n}={}", fmt(*v)))
+            .collect();
+        if let Some(chart) = &c.chart {
+            let _ = write!(s, r##"<a href="{}">"##, escape(chart));
+        }
+        let _ = write!(
+            s,
+            r##"<rect class="cell {}" x="{x:.1}" y="{y:.1}" width="{cw:.1}" height="{ch:.1}" fill="{}" stroke="#fff" stroke-width="0.5"><title>{}: {}{}</title></rect>"##,
+            c.verdict.word().to_lowercase(),
+            c.verdict.color(),
+            escape(&values.join(", ")),
+            c.verdict.word(),
+            c.oracle
+                .as_deref()
+                .map(|o| format!(" ({o})"))
+                .unwrap_or_default()
+        );
+        s.push_str(if c.chart.is_some() { "</a>\n" } else { "\n" });
+    }
+
     /// The heat map as an SVG document.
     pub fn svg(&self) -> String {
         let xs = &self.params[0].1;
@@ -127,28 +154,7 @@ impl Sweep {
                 let x = left + cw * i as f64;
                 // Second parameter grows upwards.
                 let y = top + ch * (ys.len() - 1 - j) as f64;
-                let values: Vec<String> = self
-                    .params
-                    .iter()
-                    .zip(&c.values_ms)
-                    .map(|((n, _), v)| format!("{n}={}", fmt(*v)))
-                    .collect();
-                if let Some(chart) = &c.chart {
-                    let _ = write!(s, r##"<a href="{}">"##, escape(chart));
-                }
-                let _ = write!(
-                    s,
-                    r##"<rect class="cell {}" x="{x:.1}" y="{y:.1}" width="{cw:.1}" height="{ch:.1}" fill="{}" stroke="#fff" stroke-width="0.5"><title>{}: {}{}</title></rect>"##,
-                    c.verdict.word().to_lowercase(),
-                    c.verdict.color(),
-                    escape(&values.join(", ")),
-                    c.verdict.word(),
-                    c.oracle
-                        .as_deref()
-                        .map(|o| format!(" ({o})"))
-                        .unwrap_or_default()
-                );
-                s.push_str(if c.chart.is_some() { "</a>\n" } else { "\n" });
+                self.cell_svg(&mut s, c, (x, y), (cw, ch));
             }
         }
         let label_every =

@@ -231,6 +231,28 @@ pub fn chart(
     let rows = (0..n)
         .map(|p| rows[p].len().max(belief_rows[p].len()).max(1))
         .collect();
+    let arrows = arrows(path, states);
+    Chart {
+        title: title.to_string(),
+        subtitle: subtitle.to_string(),
+        lanes,
+        rows,
+        end_ms,
+        pauses,
+        downs,
+        keys,
+        beliefs,
+        arrows,
+        overlaps,
+        violation: violated.map(|o| (last, o.to_string())),
+        clients,
+        causes: Causes::default(),
+    }
+}
+
+/// Every delivered message as an arrow from the step that sent it to the one that delivered
+/// it (`states[k]` is the state before step `k`).
+fn arrows(path: &Path<RedisWorld>, states: &[WorldState]) -> Vec<Arrow> {
     let mut arrows = Vec::new();
     for (j, step) in path.steps.iter().enumerate() {
         if let WorldAction::Deliver { from, to, msg } = &step.action {
@@ -257,22 +279,7 @@ pub fn chart(
             });
         }
     }
-    Chart {
-        title: title.to_string(),
-        subtitle: subtitle.to_string(),
-        lanes,
-        rows,
-        end_ms,
-        pauses,
-        downs,
-        keys,
-        beliefs,
-        arrows,
-        overlaps,
-        violation: violated.map(|o| (last, o.to_string())),
-        clients,
-        causes: Causes::default(),
-    }
+    arrows
 }
 
 const PALETTE: [&str; 6] = [
@@ -300,6 +307,23 @@ impl Chart {
     }
     pub(super) fn lane_mid(&self, p: usize) -> f64 {
         self.lane_top(p) + 14.0
+    }
+
+    /// Messages as arrows from sender to receiver, sent to delivered.
+    fn draw_arrows(&self, s: &mut String) {
+        for a in &self.arrows {
+            let (x0, x1) = (self.x(a.sent_ms), self.x(a.delivered_ms));
+            let (y0, y1) = (self.lane_mid(a.from_lane), self.lane_mid(a.to_lane));
+            let _ = writeln!(
+                s,
+                r##"<line class="{}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" {}><title>{} (sent {}, delivered {})</title></line>"##,
+                self.arrow_class(a),
+                self.arrow_style(a),
+                escape(&a.text),
+                seconds(a.sent_ms),
+                seconds(a.delivered_ms)
+            );
+        }
     }
 
     /// The chart as a standalone SVG document.
@@ -397,19 +421,7 @@ impl Chart {
             }
         }
         self.draw_causes(&mut s);
-        for a in &self.arrows {
-            let (x0, x1) = (self.x(a.sent_ms), self.x(a.delivered_ms));
-            let (y0, y1) = (self.lane_mid(a.from_lane), self.lane_mid(a.to_lane));
-            let _ = writeln!(
-                s,
-                r##"<line class="{}" x1="{x0:.1}" y1="{y0:.1}" x2="{x1:.1}" y2="{y1:.1}" {}><title>{} (sent {}, delivered {})</title></line>"##,
-                self.arrow_class(a),
-                self.arrow_style(a),
-                escape(&a.text),
-                seconds(a.sent_ms),
-                seconds(a.delivered_ms)
-            );
-        }
+        self.draw_arrows(&mut s);
         if let Some((t, oracle)) = &self.violation {
             let x = self.x(*t);
             let _ = writeln!(

@@ -12,7 +12,7 @@
 //! few; beyond the cap, tied members keep id order (sound, merely incomplete).
 
 use super::actor::{Actor, ProcessId};
-use super::network::msg_hash;
+use super::network::{msg_hash, InFlight};
 use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
@@ -111,21 +111,7 @@ impl<A: Actor> World<A> {
                 }
             })
             .collect();
-        let mut in_flight: Vec<_> = state
-            .in_flight
-            .iter()
-            .map(|m| {
-                let mut m2 = m.clone();
-                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
-                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg_hash = msg_hash(&msg);
-                    m2.msg = Arc::new(msg);
-                }
-                m2
-            })
-            .collect();
-        // The world keeps messages grouped by link in link order, send order within a link.
-        in_flight.sort_by_key(|m| (m.from, m.to));
+        let in_flight = self.rename_in_flight(state, r);
         let unrouted = state
             .unrouted
             .iter()
@@ -158,6 +144,26 @@ impl<A: Actor> World<A> {
             partitions: state.partitions.clone(),
             faults_used: state.faults_used,
         }
+    }
+
+    /// The messages in flight, renamed by `r` and grouped by link again.
+    fn rename_in_flight(&self, state: &StateOf<A>, r: &Renaming) -> Vec<InFlight<A::Msg>> {
+        let mut in_flight: Vec<_> = state
+            .in_flight
+            .iter()
+            .map(|m| {
+                let mut m2 = m.clone();
+                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
+                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
+                    m2.msg_hash = msg_hash(&msg);
+                    m2.msg = Arc::new(msg);
+                }
+                m2
+            })
+            .collect();
+        // The world keeps messages grouped by link in link order, send order within a link.
+        in_flight.sort_by_key(|m| (m.from, m.to));
+        in_flight
     }
 
     /// Process `p`'s state with its ids renamed, or `None` when nothing in it changes.
