@@ -125,7 +125,7 @@ pub fn find(world: &RedisWorld, path: &Path<RedisWorld>, violation_steps: Option
         causes
             .cause_labels
             .push((states[j + 1].now_ms, step.label.clone()));
-        if let Some(lane) = acting_lane(&step.action) {
+        if let Some(lane) = world.action_process(&step.action) {
             causes.marks.push(Mark {
                 lane,
                 at_ms: states[j + 1].now_ms,
@@ -135,18 +135,6 @@ pub fn find(world: &RedisWorld, path: &Path<RedisWorld>, violation_steps: Option
         }
     }
     causes
-}
-
-/// The process a step acts on, if one.
-fn acting_lane(action: &WorldAction) -> Option<usize> {
-    match action {
-        WorldAction::Deliver { to, .. } => Some(*to),
-        WorldAction::Fire { process, .. }
-        | WorldAction::Pause { process, .. }
-        | WorldAction::Crash { process, .. }
-        | WorldAction::ClockStep { process, .. } => Some(*process),
-        _ => None,
-    }
 }
 
 fn fault_mark(world: &RedisWorld, action: &WorldAction, at_ms: u64) -> Option<Mark> {
