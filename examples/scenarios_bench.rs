@@ -14,11 +14,6 @@ use lockcheck_sim::{Outcome, Reductions, Symmetry};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The explorer copies and frees many small states; mimalloc's per-size free lists do that
-/// faster than the system allocator (about a quarter less CPU on the Redlock built-ins).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// One exhaustive run's figures.
 struct Run {
     states: u64,
