@@ -17,17 +17,7 @@ fn repo(path: &str) -> String {
 
 /// Like `common::assert_bad_input`, but the parser's usage errors may add lines of help.
 fn assert_bad_input(out: &Out, expected: &[&str]) {
-    assert_eq!(
-        out.code, 2,
-        "stdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(out.stderr.starts_with("error:"), "stderr: {}", out.stderr);
-    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
-    assert!(!out.stderr.contains("backtrace"), "{}", out.stderr);
-    for e in expected {
-        assert!(out.stderr.contains(e), "`{e}` not in: {}", out.stderr);
-    }
+    common::assert_bad_input_error(out, expected)
 }
 
 const SMALL: &str = "kleppmann-pause-past-lease";

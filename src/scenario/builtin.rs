@@ -309,11 +309,23 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
     Scenario {
         name: name.into(),
         description: description.into(),
+        expect: Expected::Violated {
+            oracle: "me-lock".into(),
+        },
+        ..late_unlock_world(with)
+    }
+}
+
+/// The late-unlock world for clients made by `client(name, work_ms, start_after_ms)`: one
+/// node, client-1 (5 s of work), client-2 (9 s, from 100 ms) and client-3 (1 s, from 200 ms),
+/// client-1's messages to the node taking 1 ms or 12 s, and mutual exclusion checked.
+pub(crate) fn late_unlock_world(client: impl Fn(&str, u64, u64) -> ClientSpec) -> Scenario {
+    Scenario {
         nodes: vec![node("redis")],
         clients: vec![
-            with("client-1", 5_000, 0),
-            with("client-2", 9_000, 100),
-            with("client-3", 1_000, 200),
+            client("client-1", 5_000, 0),
+            client("client-2", 9_000, 100),
+            client("client-3", 1_000, 200),
         ],
         network: NetworkSpec {
             links: vec![LinkOverride {
@@ -324,9 +336,6 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
             ..NetworkSpec::default()
         },
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Violated {
-            oracle: "me-lock".into(),
-        },
         ..base()
     }
 }

@@ -149,23 +149,8 @@ pub fn redisson_late_unlock() -> Scenario {
     Scenario {
         name: "redisson-late-unlock".into(),
         description: "Redisson with a 10 s lease: client-1's unlock arrives 12 s late, while client-2 holds the lock; the release script checks the owner and deletes nothing".into(),
-        nodes: vec![node("redis")],
-        clients: vec![
-            leased("client-1", 5_000, 0),
-            leased("client-2", 9_000, 100),
-            leased("client-3", 1_000, 200),
-        ],
-        network: NetworkSpec {
-            links: vec![LinkOverride {
-                between: ["client-1".into(), "redis".into()],
-                delays_ms: vec![1, 12_000],
-                one_way: true,
-            }],
-            ..NetworkSpec::default()
-        },
-        oracles: vec![OracleSpec::MeLock],
         expect: Expected::Safe,
         explore: walks(100),
-        ..base()
+        ..super::builtin::late_unlock_world(leased)
     }
 }

@@ -72,6 +72,13 @@ pub fn repo(path: &str) -> PathBuf {
 
 /// A bad-input failure: exit 2, one `error:` line naming what is wrong, no panic.
 pub fn assert_bad_input(out: &Out, expected: &[&str]) {
+    assert_bad_input_error(out, expected);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
+
+/// Like [`assert_bad_input`], but the error may be followed by lines of help (the
+/// argument parser's usage errors are).
+pub fn assert_bad_input_error(out: &Out, expected: &[&str]) {
     assert_eq!(
         out.code, 2,
         "stdout:\n{}\nstderr:\n{}",
@@ -80,7 +87,6 @@ pub fn assert_bad_input(out: &Out, expected: &[&str]) {
     assert!(out.stderr.starts_with("error:"), "stderr: {}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     assert!(!out.stderr.contains("backtrace"), "{}", out.stderr);
-    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     for e in expected {
         assert!(out.stderr.contains(e), "`{e}` not in: {}", out.stderr);
     }
