@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Breaks partial-order and symmetry reduction on purpose, one way at a time, and runs the
+# Breaks partial-order and symmetry reduction and the value abstraction on purpose, one way at a time, and runs the
 # differential tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs,
-# sim/tests/symmetry.rs) and the pinned
+# sim/tests/symmetry.rs, sim/tests/dead_values.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
 # caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
 # also checks every property's declaration of what it observes), without LTO, in
 # target/mutants; the last run's output is target/reduction-mutant.log.
 #
-#   bash bench/reduction-mutants.sh
+#   bash bench/reduction-mutants.sh            # every mutation
+#   bash bench/reduction-mutants.sh 'dead values'   # those whose name contains the words
 set -euo pipefail
+only=${1:-}
 cd "$(dirname "$0")/.."
 
 # name @@ file @@ original text @@ mutated text
@@ -22,19 +24,24 @@ mutations=(
   'symmetry: clocks not checked@@sim/src/world/symmetry.rs@@if self.clocks[a] != self.clocks[b] {@@if false && self.clocks[a] != self.clocks[b] {'
   'symmetry: ids inside states not renamed@@sim/src/world/canonical.rs@@Life::Up(s) => actor.rename_state(s, r).map(Life::Up),@@Life::Up(_) => None,'
   'symmetry: fault envelope not checked@@sim/src/world/symmetry.rs@@envelope_refusal(&self.faults, &r)@@Ok::<(), String>(())'
+  'dead values: a client declares them in every phase@@model/src/lock/client.rs@@state.phase == Phase::Done@@true'
+  'dead values: the network left out of live fingerprints@@sim/src/world/live.rs@@state.hash_rest(&mut h);@@'
 )
 
-if [ -n "$(git status --porcelain -- sim/src src/oracles.rs)" ]; then
-  echo "sim/src or src/oracles.rs has uncommitted changes; commit them first (each mutant is undone with git checkout)" >&2
+if [ -n "$(git status --porcelain -- sim/src model/src src/oracles.rs)" ]; then
+  echo "sim/src, model/src or src/oracles.rs has uncommitted changes; commit them first (each mutant is undone with git checkout)" >&2
   exit 2
 fi
-restore() { git checkout -- sim/src src/oracles.rs; }
+restore() { git checkout -- sim/src model/src src/oracles.rs; }
 trap restore EXIT INT TERM
 
 caught=0
 total=0
 for m in "${mutations[@]}"; do
   name=${m%%@@*}; rest=${m#*@@}
+  if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then
+    continue
+  fi
   file=${rest%%@@*}; rest=${rest#*@@}
   original=${rest%%@@*}; mutated=${rest#*@@}
   total=$((total + 1))
@@ -52,7 +59,7 @@ PY
   if (export CARGO_TARGET_DIR=target/mutants CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
-    cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry &&
+    cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values &&
       cargo test --release --test reduction_differential --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"

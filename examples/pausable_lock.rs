@@ -1,20 +1,27 @@
-//! The pausable-lock benchmark (`shared/bench/pausable-lock.md`): explores the whole reachable
+//! The pausable-lock benchmark (`bench/compare/README.md`): explores the whole reachable
 //! state space of one configuration breadth-first and reports the unique-state count, whether
 //! mutual exclusion is violated, wall time and peak memory.
 //!
 //! ```text
-//! cargo run --release --example pausable_lock -- N TTL C P B H R
+//! cargo run --release --example pausable_lock -- [--threads T] N TTL C P B H R
 //! ```
+//!
+//! With `--threads T` (default 1) the search runs on T threads (`explore_parallel`), with
+//! the same results.
 //!
 //! The last line is always `states=<unique> violation=<yes|no> seconds=<wall>`, the wall time
 //! of the whole process.
 
-use lockcheck::sim::bench_model::PausableLock;
-use lockcheck::sim::{explore, BreadthFirst, Options, Outcome};
+#[allow(dead_code)] // The benchmark uses part of the model; its tests use the rest.
+#[path = "../bench/compare/lockcheck/pausable_lock.rs"]
+mod pausable_lock;
+
+use lockcheck::sim::{explore_parallel, Options, Outcome};
+use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: pausable_lock N TTL C P B H R
+const USAGE: &str = "usage: pausable_lock [--threads T] N TTL C P B H R
 
   N    clients (1..=8)          TTL  lease in ticks        C  longest critical section
   P    length of one pause      B    shared pause budget   H  time horizon
@@ -25,9 +32,10 @@ const USAGE: &str = "usage: pausable_lock N TTL C P B H R
 
 fn main() -> ExitCode {
     let start = Instant::now();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let model = match parse(&args) {
-        Ok(model) => model,
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = take_threads(&mut args).and_then(|threads| Ok((threads, parse(&args)?)));
+    let (threads, model) = match parsed {
+        Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("pausable_lock: {message}\n\n{USAGE}");
             return ExitCode::from(2);
@@ -38,17 +46,19 @@ fn main() -> ExitCode {
     let explore_start = Instant::now();
     let options = Options {
         stop_at_first_violation: false,
+        threads,
         ..Options::default()
     };
-    let report = match explore(&model, &mut BreadthFirst::default(), options) {
-        Ok(report) => report,
-        Err(e) => unreachable!("breadth-first search never replays: {e}"),
-    };
+    let report = explore_parallel(&model, options);
     let explore_secs = explore_start.elapsed().as_secs_f64();
 
     let stats = &report.stats;
     let states = stats.unique_states;
     print!("{report}");
+    println!("threads: {}", report.threads);
+    if let Some(p) = report.collision_probability() {
+        println!("probability that two states share a 64-bit fingerprint: {p:.1e}");
+    }
     let violation = report.first_violation();
     if let Some((name, path)) = violation {
         println!(
@@ -102,6 +112,24 @@ fn parse(args: &[String]) -> Result<PausableLock, String> {
     }
     let [n, ttl, c, p, b, h, r] = values;
     PausableLock::try_new(n, ttl, c, p, b, h, r).map_err(|e| e.to_string())
+}
+
+/// Removes `--threads T` from `args`, if given, and returns T (default 1).
+fn take_threads(args: &mut Vec<String>) -> Result<usize, String> {
+    let Some(at) = args.iter().position(|a| a == "--threads") else {
+        return Ok(1);
+    };
+    let value = args.get(at + 1).ok_or("--threads needs a number")?;
+    let threads = match value.parse::<usize>() {
+        Ok(t) if t >= 1 => t,
+        _ => {
+            return Err(format!(
+                "--threads must be a positive integer, got {value:?}"
+            ))
+        }
+    };
+    args.drain(at..at + 2);
+    Ok(threads)
 }
 
 fn yes_no(b: bool) -> &'static str {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// One exhaustive run's figures.
-struct Run {
+struct Figures {
     states: u64,
     complete: bool,
     line: String,
@@ -23,7 +23,7 @@ struct Run {
     symmetry: String,
 }
 
-fn run(scenario: &Scenario, reductions: Reductions) -> Run {
+fn run(scenario: &Scenario, reductions: Reductions) -> Figures {
     let options = lockcheck_sim::Options {
         wall_clock: Some(Arc::new(SystemWallClock::start())),
         stop_at_first_violation: false,
@@ -48,7 +48,7 @@ fn run(scenario: &Scenario, reductions: Reductions) -> Run {
         (None, Outcome::LimitReached(limit)) => format!("no verdict: {limit} reached"),
         (None, _) => "safe".to_string(),
     };
-    Run {
+    Figures {
         states: stats.unique_states,
         complete: !matches!(outcome, Outcome::LimitReached(_)),
         line: format!(

@@ -1,13 +1,13 @@
 //! Checking a scenario: build its world, explore it, and say what was found.
 //!
 //! Exhaustive mode searches breadth-first (a violation comes with a shortest path) within
-//! the scenario's bounds; random mode runs the scenario's number of seeded walks. The
+//! the scenario's bounds, on `Options::threads` threads with the same results; random mode runs the scenario's number of seeded walks. The
 //! verdict is the first violated oracle, if any; `sometimes` witnesses that never happened
 //! make a safe verdict *hollow*, which callers must treat as a failure of the scenario.
 
 use crate::oracles::RedisWorld;
 use crate::scenario::{build::ScenarioError, Expected, Scenario};
-use lockcheck_sim::{explore, BreadthFirst, Options, Report, Walk};
+use lockcheck_sim::{explore, explore_parallel, Options, Path, Report, Walk};
 
 /// How to search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,12 +32,29 @@ impl Checked {
         self.report.first_violation().map(|(name, _)| name)
     }
 
+    /// Every violated oracle with its counterexample, in the scenario's order (more than one
+    /// when the search went on after the first violation, or several broke at one state).
+    pub fn violations(&self) -> Vec<(&str, &Path<RedisWorld>)> {
+        self.report
+            .properties
+            .iter()
+            .filter_map(|p| {
+                p.status
+                    .path()
+                    .filter(|_| p.status.is_violated())
+                    .map(|path| (p.name.as_str(), path))
+            })
+            .collect()
+    }
+
     /// Whether the outcome is the one the scenario expects (a safe verdict must not be
-    /// hollow: every witness must have happened).
+    /// hollow: every witness must have happened). A scenario that states no expectation is
+    /// never as expected.
     pub fn as_expected(&self, expected: &Expected) -> bool {
         match expected {
             Expected::Violated { oracle } => self.violated() == Some(oracle.as_str()),
             Expected::Safe => self.violated().is_none() && self.report.hollow().is_empty(),
+            Expected::Unstated => false,
         }
     }
 }
@@ -55,7 +72,7 @@ pub fn check_with(
 ) -> Result<Checked, ScenarioError> {
     let world = scenario.build()?;
     let report = match mode {
-        Mode::Exhaustive => explore(&world, &mut BreadthFirst::default(), options),
+        Mode::Exhaustive => explore_parallel(&world, options),
         Mode::Random { first, count } => {
             let seeds = first..first.saturating_add(count);
             let options = Options {
@@ -65,7 +82,6 @@ pub fn check_with(
             let mut walk = Walk::random(seeds).with_max_steps(scenario.explore.random_max_steps);
             explore(&world, &mut walk, options)
         }
-    }
-    .expect("only replay can diverge");
+    };
     Ok(Checked { world, report })
 }

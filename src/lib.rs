@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod expectation;
 pub mod input_error;
 pub mod interrupt;
 pub mod memory;
@@ -14,6 +15,7 @@ pub mod oracles;
 pub mod report;
 pub mod saved;
 pub mod scenario;
+pub mod shard;
 #[cfg(feature = "proptest")]
 pub mod testing;
 pub mod text;

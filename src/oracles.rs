@@ -9,21 +9,23 @@
 //!   them, the lock becomes acquirable (gone from a quorum of the protocol's nodes) or held
 //!   by another client within a bound.
 //! - **Witnesses** (`sometimes`): the fault a scenario is about really happened where it
-//!   matters: a pause overlapped a holding period, a renewal failed, a holder crashed.
+//!   matters: a pause overlapped a holding period, a renewal failed, a holder crashed; or,
+//!   in a world without faults, that the clients did get their locks: every client finished
+//!   its rounds without giving up.
 
-use lockcheck_model::lock::LockClient;
+use lockcheck_model::lock::client::Phase;
+use lockcheck_model::lock::{LockClient, Phase as ClientPhase};
 use lockcheck_model::process::{Process, ProcessState};
-use lockcheck_sim::world::Actor;
-use lockcheck_sim::world::{ProcessId, StateOf, World, WorldAction as KernelAction};
+use lockcheck_sim::world::{ActionOf, ProcessId, StateOf, World};
 use lockcheck_sim::{FpHasher, Property};
 use std::hash::{Hash, Hasher};
 
 /// A world of Redis nodes, lock clients and friends.
 pub type RedisWorld = World<Process>;
 /// Its state.
-pub type WorldState = StateOf<Process>;
+pub type RedisState = StateOf<Process>;
 /// Its actions.
-pub type WorldAction = KernelAction<<Process as Actor>::Msg, <Process as Actor>::Timer>;
+pub type RedisAction = ActionOf<Process>;
 
 /// The lock clients of a world (alone or inside a lock service): process id and
 /// configuration.
@@ -38,7 +40,7 @@ pub fn clients(world: &RedisWorld) -> impl Iterator<Item = (ProcessId, &LockClie
 /// The keys client `p` believes it holds in `state`.
 pub fn believed_keys<'w>(
     world: &'w RedisWorld,
-    state: &WorldState,
+    state: &RedisState,
     p: ProcessId,
     client: &'w LockClient,
 ) -> Vec<&'w [u8]> {
@@ -48,7 +50,7 @@ pub fn believed_keys<'w>(
 /// The keys client `p` believes it holds in `state`, without collecting them.
 fn believed<'s, 'w: 's>(
     world: &'w RedisWorld,
-    state: &'s WorldState,
+    state: &'s RedisState,
     p: ProcessId,
     client: &'w LockClient,
 ) -> impl Iterator<Item = &'w [u8]> + 's {
@@ -64,7 +66,7 @@ fn believed<'s, 'w: 's>(
 /// Whether two clients believe they hold the same lock. (A world has a few clients and
 /// locks: comparing pairs costs less than collecting and sorting, and this runs on every
 /// new state.)
-pub fn two_holders(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn two_holders(world: &RedisWorld, state: &RedisState) -> bool {
     let held = || clients(world).flat_map(|(p, c)| believed(world, state, p, c));
     held()
         .enumerate()
@@ -72,7 +74,7 @@ pub fn two_holders(world: &RedisWorld, state: &WorldState) -> bool {
 }
 
 /// Whether the account was damaged by a stale holder.
-pub fn resource_damaged(state: &WorldState) -> bool {
+pub fn resource_damaged(state: &RedisState) -> bool {
     state
         .procs
         .iter()
@@ -81,12 +83,34 @@ pub fn resource_damaged(state: &WorldState) -> bool {
 }
 
 /// Whether some client is paused while believing it holds a lock.
-pub fn paused_while_holding(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn paused_while_holding(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| state.is_paused(p) && believed(world, state, p, c).next().is_some())
 }
 
+/// Whether every client finished all its rounds and never gave up acquiring (so each held
+/// its locks in every round).
+pub fn all_clients_done(world: &RedisWorld, state: &RedisState) -> bool {
+    clients(world).all(|(p, _)| client_done(state, p))
+}
+
+fn client_done(state: &RedisState, p: ProcessId) -> bool {
+    state
+        .actor(p)
+        .and_then(ProcessState::as_client)
+        .is_some_and(|s| s.phase == ClientPhase::Done && s.gave_up == 0)
+}
+
+/// A digest of which clients are done (what [`all_clients_done`] reads).
+fn done_clients_digest(world: &RedisWorld, state: &RedisState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, _) in clients(world) {
+        client_done(state, p).hash(&mut h);
+    }
+    h.finish()
+}
+
 /// Whether some client's watchdog failed a renewal.
-pub fn renewal_failed(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {
         state
             .actor(p)
@@ -97,7 +121,7 @@ pub fn renewal_failed(world: &RedisWorld, state: &WorldState) -> bool {
 
 /// Whether client `p` is gone for its lock: down, or cut off by an active partition from a
 /// quorum of its protocol's nodes.
-fn gone(world: &RedisWorld, state: &WorldState, p: ProcessId, client: &LockClient) -> bool {
+fn gone(world: &RedisWorld, state: &RedisState, p: ProcessId, client: &LockClient) -> bool {
     if !state.is_up(p) {
         return true;
     }
@@ -116,7 +140,7 @@ fn gone(world: &RedisWorld, state: &WorldState, p: ProcessId, client: &LockClien
 
 /// Whether a client is gone (down or cut off) while some Redis node still stores a lock key
 /// of its workload.
-pub fn crashed_holder_blocks(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn crashed_holder_blocks(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {
         gone(world, state, p, c)
             && c.workload
@@ -128,7 +152,7 @@ pub fn crashed_holder_blocks(world: &RedisWorld, state: &WorldState) -> bool {
 
 /// Whether every lock of every gone client has become acquirable (stored on fewer than a
 /// quorum of its nodes) or is believed held by another client that is not gone.
-pub fn locks_acquirable(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn locks_acquirable(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world)
         .filter(|(p, c)| gone(world, state, *p, c))
         .all(|(_, c)| {
@@ -145,7 +169,7 @@ pub fn locks_acquirable(world: &RedisWorld, state: &WorldState) -> bool {
 }
 
 /// On how many of `nodes` the key is stored and live by the node's own wall clock.
-fn stored_on(world: &RedisWorld, state: &WorldState, nodes: &[ProcessId], key: &[u8]) -> usize {
+fn stored_on(world: &RedisWorld, state: &RedisState, nodes: &[ProcessId], key: &[u8]) -> usize {
     nodes
         .iter()
         .filter(|&&n| match state.actor(n) {
@@ -160,14 +184,14 @@ fn stored_on(world: &RedisWorld, state: &WorldState, nodes: &[ProcessId], key: &
 
 /// Whether `action` happens on a lock client (alone or inside a lock service): what beliefs
 /// are made of (the client's state, its clock, whether it is up or paused).
-pub fn on_a_client(world: &RedisWorld, action: &WorldAction) -> bool {
+pub fn on_a_client(world: &RedisWorld, action: &RedisAction) -> bool {
     world
         .action_process(action)
         .is_some_and(|p| world.processes[p].actor.lock_client().is_some())
 }
 
 /// Whether `action` happens on the protected account.
-pub fn on_the_account(world: &RedisWorld, action: &WorldAction) -> bool {
+pub fn on_the_account(world: &RedisWorld, action: &RedisAction) -> bool {
     world
         .action_process(action)
         .is_some_and(|p| matches!(world.processes[p].actor, Process::Account(_)))
@@ -175,7 +199,7 @@ pub fn on_the_account(world: &RedisWorld, action: &WorldAction) -> bool {
 
 /// A digest of every client's beliefs (what ME-lock and lock overlap read): one part per
 /// client, each from that client's own state and clock.
-pub fn beliefs_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+pub fn beliefs_digest(world: &RedisWorld, state: &RedisState) -> u64 {
     let mut h = FpHasher::new();
     for (p, c) in clients(world) {
         believed_keys(world, state, p, c).hash(&mut h);
@@ -184,7 +208,7 @@ pub fn beliefs_digest(world: &RedisWorld, state: &WorldState) -> u64 {
 }
 
 /// A digest of whether each client is paused while believing it holds a lock.
-fn paused_holders_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+fn paused_holders_digest(world: &RedisWorld, state: &RedisState) -> u64 {
     let mut h = FpHasher::new();
     for (p, c) in clients(world) {
         (state.is_paused(p) && !believed_keys(world, state, p, c).is_empty()).hash(&mut h);
@@ -193,7 +217,7 @@ fn paused_holders_digest(world: &RedisWorld, state: &WorldState) -> u64 {
 }
 
 /// A digest of whether each client's watchdog failed a renewal.
-fn failed_renewals_digest(world: &RedisWorld, state: &WorldState) -> u64 {
+fn failed_renewals_digest(world: &RedisWorld, state: &RedisState) -> u64 {
     let mut h = FpHasher::new();
     for (p, c) in clients(world) {
         let failed = state
@@ -221,6 +245,44 @@ pub fn liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
     Property::leads_to_within(name, bound_ms, crashed_holder_blocks, locks_acquirable)
 }
 
+/// Whether some running client is acquiring a lock that no node stores (live, by the node's
+/// clock) and no client believes it holds: a free lock someone asks for.
+pub fn free_lock_asked_for(world: &RedisWorld, state: &RedisState) -> bool {
+    clients(world).any(|(p, c)| {
+        let Some(s) = state.actor(p).and_then(ProcessState::as_client) else {
+            return false;
+        };
+        let Phase::Acquiring(i) = s.phase else {
+            return false;
+        };
+        let key = c.workload.locks[i as usize].as_slice();
+        state.is_up(p)
+            && stored_on(world, state, &c.protocol.nodes(), key) == 0
+            && !clients(world).any(|(q, d)| believed(world, state, q, d).any(|k| k == key))
+    })
+}
+
+/// Whether some client believes it holds a lock.
+pub fn some_holder(world: &RedisWorld, state: &RedisState) -> bool {
+    clients(world).any(|(p, c)| believed(world, state, p, c).next().is_some())
+}
+
+/// Progress: whenever a free lock is asked for, some client holds a lock within `bound_ms`
+/// (no split-vote livelock, no contenders that all give up). It reads clients, nodes and
+/// time (keys expire), and no process by name.
+pub fn progress(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+    Property::leads_to_within(name, bound_ms, free_lock_asked_for, some_holder)
+        .observing(|w, a| {
+            w.action_process(a).is_none_or(|p| {
+                !matches!(
+                    w.processes[p].actor,
+                    Process::Account(_) | Process::Tokens(_)
+                )
+            })
+        })
+        .symmetric()
+}
+
 /// Witness: a pause overlapped a holding period (a client's pause and beliefs).
 pub fn pause_while_holding(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, paused_while_holding)
@@ -241,4 +303,9 @@ pub fn holder_crashed(name: &str) -> Property<RedisWorld> {
 /// a fenced resource must survive).
 pub fn lock_overlap(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, two_holders).observing_digest(on_a_client, beliefs_digest)
+}
+
+/// Witness: every client finished its rounds without giving up (a clients' state).
+pub fn every_client_done(name: &str) -> Property<RedisWorld> {
+    Property::sometimes(name, all_clients_done).observing_digest(on_a_client, done_clients_digest)
 }

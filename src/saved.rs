@@ -169,10 +169,10 @@ pub fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
         .pointer("/trace/format_version")
         .and_then(|v| v.as_u64())
     {
-        if v != lockcheck_sim::trace::FORMAT_VERSION as u64 {
+        if v != lockcheck_sim::FORMAT_VERSION as u64 {
             return Err(trace_error(TraceError::Version {
                 found: v as u32,
-                supported: lockcheck_sim::trace::FORMAT_VERSION,
+                supported: lockcheck_sim::FORMAT_VERSION,
             }));
         }
     }

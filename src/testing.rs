@@ -53,7 +53,7 @@ mod property;
 pub use property::{for_all, parameters, Failure, DEFAULT_CASES};
 
 /// A checked scenario.
-pub struct Run {
+pub struct CheckedScenario {
     pub scenario: Scenario,
     pub checked: Checked,
 }
@@ -61,12 +61,12 @@ pub struct Run {
 /// Checks `scenario` exhaustively (breadth-first, within its `explore` bounds).
 ///
 /// Panics with the field at fault if the scenario does not build.
-pub fn check(scenario: &Scenario) -> Run {
+pub fn check(scenario: &Scenario) -> CheckedScenario {
     run(scenario, Mode::Exhaustive)
 }
 
 /// Checks `scenario` with `seeds` seeded random walks.
-pub fn check_random(scenario: &Scenario, seeds: u64) -> Run {
+pub fn check_random(scenario: &Scenario, seeds: u64) -> CheckedScenario {
     run(
         scenario,
         Mode::Random {
@@ -76,11 +76,11 @@ pub fn check_random(scenario: &Scenario, seeds: u64) -> Run {
     )
 }
 
-fn run(scenario: &Scenario, mode: Mode) -> Run {
+fn run(scenario: &Scenario, mode: Mode) -> CheckedScenario {
     let mut options = scenario.explore.options();
     options.wall_clock = Some(Arc::new(SystemWallClock::start()));
     match check_with(scenario, mode, options) {
-        Ok(checked) => Run {
+        Ok(checked) => CheckedScenario {
             scenario: scenario.clone(),
             checked,
         },
@@ -90,7 +90,7 @@ fn run(scenario: &Scenario, mode: Mode) -> Run {
 
 pub use crate::saved::trace_dir;
 
-impl Run {
+impl CheckedScenario {
     /// The oracle that fired first, if any.
     pub fn violated(&self) -> Option<&str> {
         self.checked.violated()
@@ -199,7 +199,7 @@ impl Run {
     /// For [`for_all`]: a quiet failure unless no oracle was violated and no limit cut
     /// the search short.
     pub fn no_violation(self) -> Result<(), Failure> {
-        self.quietly(Run::no_violation_problem)
+        self.quietly(CheckedScenario::no_violation_problem)
     }
 
     /// For [`for_all`]: a quiet failure unless `oracle` was violated.
@@ -209,10 +209,10 @@ impl Run {
 
     /// For [`for_all`]: a quiet failure unless the scenario's own verdict was found.
     pub fn as_expected(self) -> Result<(), Failure> {
-        self.quietly(Run::expected_problem)
+        self.quietly(CheckedScenario::expected_problem)
     }
 
-    fn quietly(self, problem: impl Fn(&Run) -> Option<String>) -> Result<(), Failure> {
+    fn quietly(self, problem: impl Fn(&CheckedScenario) -> Option<String>) -> Result<(), Failure> {
         match problem(&self) {
             Some(reason) => Err(Failure::of(self, reason)),
             None => Ok(()),

@@ -16,7 +16,7 @@
 //!
 //! Witnesses (`sometimes`): a deadlock formed; a detector reported.
 
-use crate::oracles::{clients, RedisWorld, WorldState};
+use crate::oracles::{clients, RedisState, RedisWorld};
 use lockcheck_model::lock::detector::petgraph::algo::tarjan_scc;
 use lockcheck_model::lock::detector::HolderGraph;
 use lockcheck_model::lock::Phase;
@@ -25,7 +25,7 @@ use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::Property;
 
 /// The true wait-for graph of `state`.
-pub fn true_graph(world: &RedisWorld, state: &WorldState) -> HolderGraph {
+pub fn true_graph(world: &RedisWorld, state: &RedisState) -> HolderGraph {
     let owners: Vec<(ProcessId, &[u8])> = clients(world)
         .map(|(p, c)| (p, c.owner.as_slice()))
         .collect();
@@ -53,7 +53,7 @@ pub fn true_graph(world: &RedisWorld, state: &WorldState) -> HolderGraph {
 /// The string stored at `key` on `node`, live by the node's clock.
 fn stored_value(
     world: &RedisWorld,
-    state: &WorldState,
+    state: &RedisState,
     node: ProcessId,
     key: &[u8],
 ) -> Option<Vec<u8>> {
@@ -66,13 +66,13 @@ fn stored_value(
 }
 
 /// Whether the true wait-for graph has a cycle (a deadlock).
-pub fn deadlocked(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn deadlocked(world: &RedisWorld, state: &RedisState) -> bool {
     let graph = true_graph(world, state);
     tarjan_scc(&graph).iter().any(|scc| scc.len() > 1)
 }
 
 /// The cycles reported at this instant, by in-process and shared detectors.
-pub fn reports(state: &WorldState) -> Vec<&[ProcessId]> {
+pub fn reports(state: &RedisState) -> Vec<&[ProcessId]> {
     state
         .procs
         .iter()
@@ -92,7 +92,7 @@ pub fn is_cycle_of(graph: &HolderGraph, cycle: &[ProcessId]) -> bool {
 }
 
 /// Whether some report names a cycle the true graph does not have.
-pub fn false_report(world: &RedisWorld, state: &WorldState) -> bool {
+pub fn false_report(world: &RedisWorld, state: &RedisState) -> bool {
     let reports = reports(state);
     if reports.is_empty() {
         return false;

@@ -143,6 +143,7 @@ fn client_spec(
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
+        owner: None,
     }
 }
 

@@ -97,3 +97,17 @@ fn the_reductions_say_why_symmetry_did_not_run_and_no_symmetry_switches_it_off()
         out.stdout
     );
 }
+
+#[test]
+fn the_dead_values_line_says_what_was_merged_and_no_dead_values_switches_it_off() {
+    let asked = check_json("stats-dead-values", &[]);
+    let dead = &asked["reductions"]["dead_values"];
+    assert_eq!(dead["status"], "on");
+    assert!(dead["states_met"].as_u64().unwrap() >= dead["stored"].as_u64().unwrap());
+    let off = check_json("stats-no-dead-values", &["--no-dead-values"]);
+    assert_eq!(off["reductions"]["dead_values"]["status"], "off");
+    assert_eq!(off["reductions"]["partial_order"]["status"], "on");
+    let none = check_json("stats-no-reduction-dead-values", &["--no-reduction"]);
+    assert_eq!(none["reductions"]["dead_values"]["status"], "off");
+    assert_eq!(asked["verdict"], off["verdict"]);
+}

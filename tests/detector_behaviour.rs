@@ -92,7 +92,7 @@ fn the_true_wait_for_graph_has_the_seed_incidents_cycle_when_the_fixed_detector_
         .with_property(Property::always("not-yet", |w, st| {
             !wait_for::deadlocked(w, st)
         }));
-    let report = explore(&world, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let report = explore(&world, &mut BreadthFirst::default(), Options::default());
     let (_, path) = report.first_violation().expect("a deadlocked state");
     let deadlocked = path.states.last().unwrap();
     let g = wait_for::true_graph(&world, deadlocked);

@@ -3,7 +3,7 @@
 //! one computed from scratch, and a step shares every process it did not touch with its
 //! parent state (copy-on-write), which is what makes the cache pay.
 
-use lockcheck::oracles::{RedisWorld, WorldState};
+use lockcheck::oracles::{RedisState, RedisWorld};
 use lockcheck::scenario::builtin;
 use lockcheck_sim::world::{Shared, WorldAction};
 use lockcheck_sim::{Model, Prng};
@@ -14,7 +14,7 @@ const STEPS: usize = 400;
 type Action = <RedisWorld as Model>::Action;
 
 /// Walks `world` from its initial state with seed `seed`, calling `visit` on every step.
-fn walk(world: &RedisWorld, seed: u64, mut visit: impl FnMut(&WorldState, &Action, &WorldState)) {
+fn walk(world: &RedisWorld, seed: u64, mut visit: impl FnMut(&RedisState, &Action, &RedisState)) {
     let mut rng = Prng::from_seed(seed);
     let mut state = world.init_states().remove(0);
     let mut actions = Vec::new();

@@ -1,4 +1,4 @@
-//! Partial-order and symmetry reduction lose nothing: with them and without them, every built-in scenario
+//! Partial-order and symmetry reduction and the value abstraction lose nothing: with them and without them, every built-in scenario
 //! and random small scenarios get the same verdict for every oracle (violated or holds), the
 //! same set of `sometimes` witnesses, and the same completeness, breadth-first and
 //! depth-first; every counterexample the reduced search finds is a real path of the full
@@ -16,8 +16,8 @@ use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::testing::fault_envelope;
 use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::{
-    explore, replay, BreadthFirst, DepthFirst, FpHasher, Outcome, Property, Reductions, Status,
-    Symmetry, Trace,
+    explore, replay, BreadthFirst, DeadValues, DepthFirst, FpHasher, Outcome, Property, Reductions,
+    Status, Symmetry, Trace,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -52,28 +52,25 @@ fn search_with(
     } else {
         explore(&world, &mut BreadthFirst::default(), options)
     };
-    Checked {
-        world,
-        report: report.unwrap(),
-    }
+    Checked { world, report }
 }
 
 /// Witness: client `p` believes it holds a lock while every other client is still in its
 /// first round (who wins a race, which an order of same-instant events decides).
 fn wins_first(world: &RedisWorld, p: ProcessId) -> Property<RedisWorld> {
     let name = format!("{}-wins-first", world.process_name(p));
-    let round = |s: &oracles::WorldState, q: ProcessId| {
+    let round = |s: &oracles::RedisState, q: ProcessId| {
         s.actor(q)
             .and_then(ProcessState::as_client)
             .map_or(u32::MAX, |c| c.round)
     };
-    Property::sometimes(name, move |w: &RedisWorld, s: &oracles::WorldState| {
+    Property::sometimes(name, move |w: &RedisWorld, s: &oracles::RedisState| {
         oracles::clients(w).any(|(q, c)| q == p && !oracles::believed_keys(w, s, q, c).is_empty())
             && oracles::clients(w).all(|(q, _)| q == p || round(s, q) == 0)
     })
     .observing_digest(
         oracles::on_a_client,
-        move |w: &RedisWorld, s: &oracles::WorldState| {
+        move |w: &RedisWorld, s: &oracles::RedisState| {
             let mut h = FpHasher::new();
             for (q, _) in oracles::clients(w) {
                 round(s, q).hash(&mut h);
@@ -147,6 +144,7 @@ fn compare_symmetry(scenario: &Scenario, max_states: u64) {
     let symmetry_only = Reductions {
         partial_order: false,
         symmetry: true,
+        dead_values: false,
     };
     let full = search(scenario, Reductions::none(), max_states);
     let reduced = search(scenario, symmetry_only, max_states);
@@ -178,6 +176,42 @@ fn compare_symmetry(scenario: &Scenario, max_states: u64) {
 fn every_builtin_scenario_gets_the_same_verdicts_with_and_without_symmetry() {
     for scenario in builtin::all() {
         compare_symmetry(&scenario, 20_000);
+    }
+}
+
+/// The value abstraction alone against the full search: same verdicts and completeness,
+/// and the same witnesses.
+fn compare_dead_values(scenario: &Scenario, max_states: u64) {
+    let dead_values_only = Reductions {
+        dead_values: true,
+        ..Reductions::none()
+    };
+    let full = search(scenario, Reductions::none(), max_states);
+    let reduced = search(scenario, dead_values_only, max_states);
+    let name = &scenario.name;
+    assert_eq!(reduced.report.dead_values, DeadValues::On, "{name}");
+    assert_eq!(full.report.dead_values, DeadValues::Off, "{name}");
+    if complete(&reduced) && complete(&full) {
+        assert_eq!(
+            verdicts(&reduced),
+            verdicts(&full),
+            "{name}: verdicts differ (dead values)"
+        );
+        assert_eq!(
+            reduced.report.outcome, full.report.outcome,
+            "{name}: completeness differs (dead values)"
+        );
+        assert!(
+            reduced.report.stats.live_states_met <= full.report.stats.unique_states,
+            "{name}: the reduced search met states the full one does not have"
+        );
+    }
+}
+
+#[test]
+fn every_builtin_scenario_gets_the_same_verdicts_with_and_without_dead_values() {
+    for scenario in builtin::all() {
+        compare_dead_values(&scenario, 20_000);
     }
 }
 
@@ -310,8 +344,8 @@ fn search_order_does_not_change_the_state_space_of_a_drifting_world() {
         stop_at_first_violation: false,
         ..lockcheck_sim::Options::default()
     };
-    let bfs = explore(&world, &mut BreadthFirst::default(), options()).unwrap();
-    let dfs = explore(&world, &mut DepthFirst::default(), options()).unwrap();
+    let bfs = explore(&world, &mut BreadthFirst::default(), options());
+    let dfs = explore(&world, &mut DepthFirst::default(), options());
     assert_eq!(bfs.outcome, Outcome::Complete);
     assert_eq!(bfs.stats.unique_states, dfs.stats.unique_states);
 }
@@ -324,5 +358,12 @@ proptest! {
         scenario in small_scenario()
     ) {
         compare(&scenario, 20_000);
+    }
+
+    #[test]
+    fn generated_scenarios_get_the_same_verdicts_with_and_without_dead_values(
+        scenario in small_scenario()
+    ) {
+        compare_dead_values(&scenario, 20_000);
     }
 }

@@ -256,3 +256,50 @@ fn the_most_negative_numbers_are_refused_not_a_panic() {
     )]);
     refused(&text, "faults.pauses[0].durations_ms", &["negative"]);
 }
+
+/// A disk stall of `node` lasting `durations`, allowed once.
+fn disk_stall(node: &str, durations: &str) -> String {
+    format!("\n[[faults.disk_stalls]]\nnode = \"{node}\"\ndurations_ms = {durations}\n")
+}
+
+#[test]
+fn a_disk_stall_needs_a_node_with_aof_everysec() {
+    // The example's node keeps no AOF: a stalled fsync would change nothing.
+    let e = refused(
+        &(example() + &disk_stall("redis", "[\"3s\"]")),
+        "faults.disk_stalls[0].node",
+        &["`redis`", "aof_everysec"],
+    );
+    assert!(e.line.is_some(), "located in the file: {e}");
+    let everysec = example().replacen(
+        "name = \"redis\"",
+        "name = \"redis\"\npersistence = \"aof_everysec\"",
+        1,
+    );
+    scenario_from_toml(&(everysec.clone() + &disk_stall("redis", "[\"3s\"]")))
+        .expect("a stall of an AOF everysec node loads");
+    refused(
+        &(everysec + &disk_stall("client-1", "[\"3s\"]")),
+        "faults.disk_stalls[0].node",
+        &["`client-1`", "aof_everysec"],
+    );
+}
+
+#[test]
+fn a_zero_or_missing_disk_stall_duration_is_refused() {
+    refused(
+        &(example() + &disk_stall("redis", "[\"0s\"]")),
+        "faults.disk_stalls[0].durations_ms[0]",
+        &["disk stall"],
+    );
+    refused(
+        &(example() + &disk_stall("redis", "[]")),
+        "faults.disk_stalls[0].durations_ms",
+        &["at least one value"],
+    );
+    refused(
+        &(example() + &disk_stall("redis", "[\"soon\"]")),
+        "faults.disk_stalls[0].durations_ms[0]",
+        &[],
+    );
+}

@@ -92,10 +92,10 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
     }
     s.oracles = vec![lockcheck::scenario::OracleSpec::MeLock];
     s.expect = Expected::Safe;
-    let both_held = |w: &lockcheck::oracles::RedisWorld, st: &lockcheck::oracles::WorldState| {
+    let both_held = |w: &lockcheck::oracles::RedisWorld, st: &lockcheck::oracles::RedisState| {
         clients(w).any(|(p, c)| believed_keys(w, st, p, c).len() == 2)
     };
-    let rounds_done = |w: &lockcheck::oracles::RedisWorld, st: &lockcheck::oracles::WorldState| {
+    let rounds_done = |w: &lockcheck::oracles::RedisWorld, st: &lockcheck::oracles::RedisState| {
         clients(w).all(|(p, _)| {
             st.actor(p)
                 .and_then(|a| a.as_client())
@@ -111,7 +111,7 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
         stop_at_first_violation: false,
         ..Options::default()
     };
-    let report = explore(&world, &mut BreadthFirst::default(), options).unwrap();
+    let report = explore(&world, &mut BreadthFirst::default(), options);
     assert_eq!(report.outcome, Outcome::Complete, "{report}");
     assert!(report.first_violation().is_none(), "{report}");
     assert!(report.hollow().is_empty(), "{report}");
@@ -136,5 +136,16 @@ fn a_liveness_bound_shorter_than_the_ttl_is_violated_after_a_crash_or_a_partitio
             s.name,
             checked.report
         );
+    }
+}
+
+/// The scenario files of the Redlock baseline are the built-ins, field for field.
+#[test]
+fn the_redlock_baseline_files_are_the_built_ins() {
+    for name in ["redlock-baseline-safe", "redlock-pause-and-clock-step"] {
+        let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let file = lockcheck::scenario::file::load_scenario(&path)
+            .unwrap_or_else(|e| panic!("{path}: {}", e.message));
+        assert_eq!(Some(file), builtin::by_name(name), "{path}");
     }
 }

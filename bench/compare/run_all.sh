@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times lockcheck, Stateright (1 and 2 threads) and Spin side by side on the pausable-lock
+# Times lockcheck (1 and 2 threads), Stateright (1 and 2 threads) and Spin side by side on the pausable-lock
 # benchmark model, on this machine.
 #
 #   bench/compare/run_all.sh [--runs K] [CONFIG...]
@@ -135,6 +135,7 @@ run_tool() {
     shift 2
     case $tool in
         lockcheck) run "$log" "$lockcheck_bin" "$@" ;;
+        lockcheck-2) run "$log" "$lockcheck_bin" --threads 2 "$@" ;;
         stateright-1) run "$log" "$stateright_bin" --threads 1 "$@" ;;
         stateright-2) run "$log" "$stateright_bin" --threads 2 "$@" ;;
         spin) run "$log" env SPIN_HASH_BITS="$spin_bits" "$here/spin/run.sh" "$@" ;;
@@ -160,8 +161,8 @@ for name in "$@"; do
     fi
     "$here/spin/run.sh" --build-only $params >/dev/null
 
-    tools=(lockcheck stateright-1 stateright-2 spin)
-    declare -A threads=([lockcheck]=1 [stateright-1]=1 [stateright-2]=2 [spin]=1)
+    tools=(lockcheck lockcheck-2 stateright-1 stateright-2 spin)
+    declare -A threads=([lockcheck]=1 [lockcheck-2]=2 [stateright-1]=1 [stateright-2]=2 [spin]=1)
     echo
     echo "== $name ($params): $runs runs of each tool, taking turns (Spin hash table 2^$spin_bits)"
     for tool in "${tools[@]}"; do : >"$results/$tag.$tool.runs"; done

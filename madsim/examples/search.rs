@@ -34,13 +34,14 @@ fn main() {
     for scenario in &scenarios {
         let started = Instant::now();
         let until = match &scenario.expect {
-            Expected::Safe => Until::AnyViolation,
+            Expected::Safe | Expected::Unstated => Until::AnyViolation,
             Expected::Violated { oracle } => Until::Violation(oracle.clone()),
         };
         let found = batch_with_seed(scenario, seed, runs, until).expect("built-ins build");
         let expected = match &scenario.expect {
             Expected::Safe => "safe".to_string(),
             Expected::Violated { oracle } => format!("violates {oracle}"),
+            Expected::Unstated => "nothing stated".to_string(),
         };
         let verdict = match found.violations.last() {
             Some(r) => format!("violates {:?} (run {})", found.violated(), r.run),

@@ -1,5 +1,6 @@
 //! Faults on madsim: pauses with node pause/resume, crashes with kill/restart, partitions
-//! with link clogging, clock steps on the process's clock.
+//! with link clogging; clock steps and faults of an actor's own change the process's state
+//! alone. Every fault is applied to the record by the kernel's `World::apply_fault`.
 //!
 //! After every event, and before the first event at a new time, the run takes a fault with
 //! its fault rate, drawn uniformly from what the world's envelope allows at that moment
@@ -8,7 +9,7 @@
 
 use crate::record::Record;
 use crate::run::{HostedActor, Run};
-use lockcheck_sim::world::{Life, ProcessId, WorldAction};
+use lockcheck_sim::world::{ActionOf, Life, ProcessId, WorldAction};
 use madsim::net::NetSim;
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::Handle;
@@ -44,72 +45,51 @@ impl<A: HostedActor> Run<A> {
         self.wake_if_done(&r);
     }
 
-    fn inject(
-        self: &Arc<Self>,
-        r: &mut Record<A>,
-        now: u64,
-        fault: &WorldAction<A::Msg, A::Timer>,
-    ) {
+    /// Applies `fault` to the record through the kernel ([`lockcheck_sim::world::World::apply_fault`], as the
+    /// explorer does), then does in madsim what it means there: a pause or crash stops the
+    /// process's node and schedules its resume or restart, a partition clogs its links.
+    /// Clock steps and faults of an actor's own live in the record's state alone.
+    fn inject(self: &Arc<Self>, r: &mut Record<A>, now: u64, fault: &ActionOf<A>) {
+        r.state.now_ms = now;
+        self.world.apply_fault(&mut r.state, fault);
         match *fault {
-            WorldAction::Pause {
-                process: q,
-                duration_ms,
-            } => {
-                r.state.procs[q].paused_until_ms = Some(now + duration_ms);
-                r.state.faults_used.pauses += 1;
+            WorldAction::Pause { process: q, .. } => {
+                let until = r.state.procs[q].paused_until_ms;
                 let epoch = bump(r, q);
                 Handle::current().pause(self.node(q));
-                let at = self.instant(now + duration_ms);
-                self.schedule(r, at, move |run| run.resume(q, epoch));
+                if let Some(until) = until {
+                    let at = self.instant(until);
+                    self.schedule(r, at, move |run| run.resume(q, epoch));
+                }
             }
-            WorldAction::Crash {
-                process: q,
-                kind,
-                restart_after_ms,
-            } => {
-                let Life::Up(state) = &r.state.procs[q].life else {
-                    unreachable!("the envelope crashes only processes that are up")
-                };
-                let survived = self.world.processes[q].actor.on_crash(state, kind);
-                let proc = &mut r.state.procs[q];
-                proc.life = Life::Down {
-                    survived,
-                    restart_at_ms: restart_after_ms.map(|d| now + d),
-                };
-                proc.paused_until_ms = None;
-                r.state.faults_used.crashes += 1;
+            WorldAction::Crash { process: q, .. } => {
                 r.work[q] = 0;
                 let epoch = bump(r, q);
                 Handle::current().kill(self.node(q));
-                if let Some(d) = restart_after_ms {
+                if let Life::Down {
+                    restart_at_ms: Some(t),
+                    ..
+                } = r.state.procs[q].life
+                {
                     // Restarted a little early, so that its endpoint is bound when it comes
-                    // up (madsim takes a moment to bind); it starts at `now + d` itself.
-                    let at = self.instant(now + d) - RESTART_LEAD;
+                    // up (madsim takes a moment to bind); it starts at `t` itself.
+                    let at = self.instant(t) - RESTART_LEAD;
                     self.schedule(r, at, move |run| run.restart(q, epoch));
                 }
             }
-            WorldAction::Partition { index, duration_ms } => {
-                r.state
-                    .partitions
-                    .push((index, duration_ms.map(|d| now + d)));
-                r.state.faults_used.partitions += 1;
+            WorldAction::Partition { index, .. } => {
                 r.partitions_begun.push((index, now));
                 let net = NetSim::current();
                 for &(a, b) in &self.world.faults.partitions[index].links {
                     net.clog_link(self.node(a), self.node(b));
                 }
-                if let Some(d) = duration_ms {
-                    let at = self.instant(now + d);
+                let heal = r.state.partitions.iter().find(|(i, _)| *i == index);
+                if let Some(&(_, Some(t))) = heal {
+                    let at = self.instant(t);
                     self.schedule(r, at, move |run| run.heal(index));
                 }
             }
-            WorldAction::ClockStep { process, delta_ms } => {
-                r.state.procs[process].clock_steps_ms += delta_ms;
-                r.state.faults_used.clock_steps += 1;
-            }
-            _ => {
-                unreachable!("the envelope offers only pauses, crashes, partitions and clock steps")
-            }
+            _ => {}
         }
     }
 
@@ -133,7 +113,7 @@ impl<A: HostedActor> Run<A> {
         let mut r = self.lock();
         r.controls -= 1;
         if r.epochs[q] == epoch && r.ended.is_none() {
-            r.state.procs[q].paused_until_ms = None;
+            self.world.end_pause(&mut r.state, q);
             Handle::current().resume(self.node(q));
             r.note(now, format!("resume {}", self.world.process_name(q)));
             r.evaluate(&self.world, now);
@@ -157,7 +137,7 @@ impl<A: HostedActor> Run<A> {
         let now = self.now_ms();
         let mut r = self.lock();
         r.controls -= 1;
-        r.state.partitions.retain(|(i, _)| *i != index);
+        self.world.heal(&mut r.state, index);
         let rules = &self.world.faults.partitions;
         let net = NetSim::current();
         for &(a, b) in &rules[index].links {

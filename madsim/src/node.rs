@@ -14,7 +14,7 @@
 use crate::record::ChoiceKind;
 use crate::run::{Effects, HostedActor, Run};
 use crate::wire::{self, Envelope, Held};
-use lockcheck_sim::world::{ProcessId, TimerEffect, WorldAction};
+use lockcheck_sim::world::{ActionOf, ProcessId, TimerEffect, WorldAction};
 use madsim::net::Endpoint;
 use madsim::rand::{thread_rng, Rng};
 use madsim::time::sleep_until;
@@ -168,7 +168,7 @@ fn next_event<A: HostedActor>(
     p: ProcessId,
     now: u64,
     local: &mut Local<A>,
-) -> Option<WorldAction<A::Msg, A::Timer>> {
+) -> Option<ActionOf<A>> {
     let (timer_due, messages) = local.due(run, p, now);
     let choices = usize::from(timer_due) + messages.len();
     if choices == 0 {

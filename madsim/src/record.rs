@@ -11,17 +11,14 @@
 //! marked witnessed.
 
 use crate::report::{Ended, Violation};
-use lockcheck_sim::checker::{Checker, Hit};
-use lockcheck_sim::world::{advance_label, Actor, Life, ProcessId, StateOf, World, WorldAction};
+use lockcheck_sim::world::{advance_label, ActionOf, Actor, Life, ProcessId, StateOf, World};
+use lockcheck_sim::{Checker, Hit};
 use lockcheck_sim::{Model, TraceStep};
 
 /// One entry of a run's timeline.
-pub(crate) enum Entry<A: Actor> {
+pub(crate) enum Recorded<A: Actor> {
     /// An event or fault, labelled as the kernel labels it.
-    Action {
-        at_ms: u64,
-        action: WorldAction<A::Msg, A::Timer>,
-    },
+    Action { at_ms: u64, action: ActionOf<A> },
     /// A choice the kernel makes as a step of its own: a message's delay or loss, a timer's
     /// duration. `label` is the kernel's label for it.
     Choice {
@@ -75,7 +72,7 @@ pub(crate) struct Record<A: Actor> {
     pub started: Vec<bool>,
     /// Per process: whether its endpoint is bound for its first start.
     pub bound: Vec<bool>,
-    pub timeline: Vec<Entry<A>>,
+    pub timeline: Vec<Recorded<A>>,
 }
 
 impl<A: Actor> Record<A> {
@@ -166,12 +163,12 @@ impl<A: Actor> Record<A> {
         self.state.procs[p].is_running()
     }
 
-    pub fn log(&mut self, at_ms: u64, action: WorldAction<A::Msg, A::Timer>) {
-        self.timeline.push(Entry::Action { at_ms, action });
+    pub fn log(&mut self, at_ms: u64, action: ActionOf<A>) {
+        self.timeline.push(Recorded::Action { at_ms, action });
     }
 
     pub fn choice(&mut self, at_ms: u64, process: ProcessId, kind: ChoiceKind, label: String) {
-        self.timeline.push(Entry::Choice {
+        self.timeline.push(Recorded::Choice {
             at_ms,
             process,
             kind,
@@ -181,7 +178,7 @@ impl<A: Actor> Record<A> {
 
     /// A driver action that happens as time moves on (a resume, a restart, a heal).
     pub fn note(&mut self, at_ms: u64, text: String) {
-        self.timeline.push(Entry::Note {
+        self.timeline.push(Recorded::Note {
             at_ms,
             text,
             moves_time: true,
@@ -190,7 +187,7 @@ impl<A: Actor> Record<A> {
 
     /// A driver action within the current time (a message cut on its way).
     pub fn aside(&mut self, at_ms: u64, text: String) {
-        self.timeline.push(Entry::Note {
+        self.timeline.push(Recorded::Note {
             at_ms,
             text,
             moves_time: false,
@@ -215,21 +212,21 @@ impl<A: Actor> Record<A> {
         self.timeline
             .iter()
             .filter_map(|e| match e {
-                Entry::Action { at_ms, action } => {
+                Recorded::Action { at_ms, action } => {
                     let fault = if world.is_fault(action) { "FAULT " } else { "" };
                     Some(format!(
                         "t={at_ms:>8} ms  {fault}{}",
                         world.label(&self.state, action)
                     ))
                 }
-                Entry::Choice {
+                Recorded::Choice {
                     at_ms,
                     kind: ChoiceKind::Lose,
                     label,
                     ..
                 } => Some(format!("t={at_ms:>8} ms  FAULT {label}")),
-                Entry::Choice { .. } => None,
-                Entry::Note { at_ms, text, .. } => Some(format!("t={at_ms:>8} ms  {text}")),
+                Recorded::Choice { .. } => None,
+                Recorded::Note { at_ms, text, .. } => Some(format!("t={at_ms:>8} ms  {text}")),
             })
             .collect()
     }
@@ -242,20 +239,20 @@ impl<A: Actor> Record<A> {
         let startup = self
             .timeline
             .iter()
-            .take_while(|e| matches!(e, Entry::Choice { at_ms: 0, .. }))
+            .take_while(|e| matches!(e, Recorded::Choice { at_ms: 0, .. }))
             .count();
-        let mut first: Vec<&Entry<A>> = self.timeline[..startup].iter().collect();
+        let mut first: Vec<&Recorded<A>> = self.timeline[..startup].iter().collect();
         first.sort_by_key(|e| match e {
-            Entry::Choice { kind, process, .. } => (*kind, *process),
+            Recorded::Choice { kind, process, .. } => (*kind, *process),
             _ => unreachable!("the start-up block holds only choices"),
         });
         let mut steps = Vec::with_capacity(self.timeline.len());
         let mut now = 0;
         for e in first.into_iter().chain(&self.timeline[startup..]) {
             let (at_ms, moves_time) = match e {
-                Entry::Action { at_ms, .. } => (*at_ms, true),
-                Entry::Choice { at_ms, .. } => (*at_ms, false),
-                Entry::Note {
+                Recorded::Action { at_ms, .. } => (*at_ms, true),
+                Recorded::Choice { at_ms, .. } => (*at_ms, false),
+                Recorded::Note {
                     at_ms, moves_time, ..
                 } => (*at_ms, *moves_time),
             };
@@ -267,9 +264,9 @@ impl<A: Actor> Record<A> {
                 });
             }
             let label = match e {
-                Entry::Action { action, .. } => world.label(&self.state, action),
-                Entry::Choice { label, .. } => label.clone(),
-                Entry::Note { .. } => continue,
+                Recorded::Action { action, .. } => world.label(&self.state, action),
+                Recorded::Choice { label, .. } => label.clone(),
+                Recorded::Note { .. } => continue,
             };
             steps.push(TraceStep { label, at_ms });
         }

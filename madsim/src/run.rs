@@ -9,9 +9,9 @@ use crate::node;
 use crate::record::{ChoiceKind, Record};
 use crate::report::{Ended, RunReport};
 use crate::wire::{self, Envelope};
-use lockcheck_sim::chooser::FAULT_RATES_PER_MILLE;
-use lockcheck_sim::world::{Actor, Context, Life, ProcessId, World, WorldAction};
+use lockcheck_sim::world::{ActionOf, Actor, Context, Life, ProcessId, World, WorldAction};
 use lockcheck_sim::Trace;
+use lockcheck_sim::FAULT_RATES_PER_MILLE;
 use madsim::net::{Endpoint, NetSim};
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::{Handle, NodeHandle};
@@ -58,10 +58,15 @@ impl Default for RunOptions {
 }
 
 /// An actor the driver can host: its values cross madsim's network and tasks (states and
-/// timers `Sync` too, since world states share process states between copies).
+/// timers `Sync` too, since world states share process states between copies; its own
+/// faults sit in the world's envelope).
 pub trait HostedActor:
-    Actor<Msg: Send + Sync + 'static, Timer: Send + Sync + 'static, State: Send + Sync + 'static>
-    + Send
+    Actor<
+        Msg: Send + Sync + 'static,
+        Timer: Send + Sync + 'static,
+        State: Send + Sync + 'static,
+        Fault: Send + Sync + 'static,
+    > + Send
     + Sync
     + 'static
 {
@@ -72,6 +77,7 @@ impl<A> HostedActor for A where
             Msg: Send + Sync + 'static,
             Timer: Send + Sync + 'static,
             State: Send + Sync + 'static,
+            Fault: Send + Sync + 'static,
         > + Send
         + Sync
         + 'static
@@ -204,7 +210,7 @@ impl<A: HostedActor> Run<A> {
 
     /// Runs process `p`'s handler for `event`; returns its effects, or `None` once the run
     /// has ended.
-    pub fn handle(&self, p: ProcessId, event: WorldAction<A::Msg, A::Timer>) -> Option<Effects<A>> {
+    pub fn handle(&self, p: ProcessId, event: ActionOf<A>) -> Option<Effects<A>> {
         let now = self.now_ms();
         let mut r = self.lock();
         if !self.catch_up(&mut r, now) {
@@ -246,9 +252,9 @@ impl<A: HostedActor> Run<A> {
         let link = self.world.network.link(from, to);
         let mut r = self.lock();
         let mut rng = thread_rng();
-        let losses_left = r.state.faults_used.losses < self.world.faults.max_losses;
+        let losses_left = self.world.losses_left(&r.state);
         if link.lossy && losses_left && rng.gen_range(0..1000) < self.fault_per_mille {
-            r.state.faults_used.losses += 1;
+            self.world.count_loss(&mut r.state);
             let label = self.world.lose_label(from, to, &msg);
             r.choice(now, from, ChoiceKind::Lose, label);
             return;

@@ -63,11 +63,15 @@ safe! {
     redlock_slow_acquisition => "redlock-slow-acquisition",
     redlock_split_vote => "redlock-split-vote",
     redlock_watchdog_counts_extensions => "redlock-watchdog-counts-extensions",
+    redlock_baseline_safe => "redlock-baseline-safe",
     seed_000_redlock_long_job => "seed-000-redlock-long-job",
     seed_000_redlock_partition_checked => "seed-000-redlock-partition-checked",
     seed_003_on_redisson_3_44 => "seed-003-on-redisson-3-44",
     redisson_gc_past_lease_defended => "redisson-gc-past-lease-defended",
     redisson_late_unlock => "redisson-late-unlock",
+    aof_power_loss_noticed => "aof-power-loss-noticed",
+    redisson_own_threads => "redisson-own-threads",
+    redlock_split_vote_progress => "redlock-split-vote-progress",
     shared_detector_aborts_victim => "shared-detector-aborts-victim",
     force_release_fenced => "force-release-fenced",
     force_release_with_abort => "force-release-with-abort",
@@ -76,6 +80,7 @@ safe! {
 
 breaks! {
     seed_000_single_node => "seed-000-single-node" violates "me-lock",
+    aof_stall_power_loss => "aof-stall-power-loss" violates "me-lock",
     kleppmann_pause_past_lease => "kleppmann-pause-past-lease" violates "me-resource",
     single_node_plain_del_late_unlock => "single-node-plain-del-late-unlock" violates "me-lock",
     restart_without_persistence => "restart-without-persistence" violates "me-lock",
@@ -88,6 +93,7 @@ breaks! {
     seed_000_redlock_clock_drift => "seed-000-redlock-clock-drift" violates "me-lock",
     kleppmann_clock_jump => "kleppmann-clock-jump" violates "me-lock",
     redlock_drift_beyond_factor => "redlock-drift-beyond-factor" violates "me-lock",
+    redlock_pause_and_clock_step => "redlock-pause-and-clock-step" violates "me-lock",
     seed_000_detector_self_cycle => "seed-000-detector-self-cycle" violates "detector-false-positive",
     seed_000_detector_breaks_exclusion => "seed-000-detector-breaks-exclusion" violates "me-lock",
     seed_000_detector_as_intended => "seed-000-detector-as-intended" violates "detector-false-negative",
@@ -98,19 +104,30 @@ breaks! {
     ttl_expiry_breaks_deadlock => "ttl-expiry-breaks-deadlock" violates "me-lock",
     force_release_breaks_exclusion => "force-release-breaks-exclusion" violates "me-lock",
     two_detectors_double_release => "two-detectors-double-release" violates "me-lock",
+    redisson_shared_thread => "redisson-shared-thread" violates "me-lock",
     two_detectors_owner_checked => "two-detectors-owner-checked" violates "me-lock",
 }
+
+/// Built-ins whose violation madsim's random runs are not known to reach, with the oracle
+/// and why: the kernel finds these exhaustively and by its own random walks.
+const NOT_REACHED: &[(&str, &str, &str)] = &[(
+    "redlock-split-vote-livelock",
+    "progress",
+    "no violation of the bounded `progress` oracle in 20,000 madsim runs of seed 1",
+)];
 
 #[test]
 fn the_suite_covers_every_built_in_scenario_with_its_expected_verdict() {
     let mut covered: Vec<(&str, Option<&str>)> = SAFE.iter().map(|&n| (n, None)).collect();
     covered.extend(BREAKS.iter().map(|&(n, o)| (n, Some(o))));
+    covered.extend(NOT_REACHED.iter().map(|&(n, o, _why)| (n, Some(o))));
     covered.sort_unstable();
     let mut expected: Vec<(String, Option<String>)> = builtin::all()
         .into_iter()
         .map(|s| match s.expect {
             Expected::Safe => (s.name, None),
             Expected::Violated { oracle } => (s.name, Some(oracle)),
+            Expected::Unstated => panic!("built-in {} states no expectation", s.name),
         })
         .collect();
     expected.sort_unstable();

@@ -10,10 +10,12 @@
 //! - [`lock`], lock clients and their protocols (single node, Redlock, Redisson), seed 000's
 //!   lock service around a client and the deadlock detector;
 //! - [`resource`], the protected account and a linearizable token service;
-//! - [`msg`] and [`process`], the one message type and the one actor type of a Redis world;
+//! - [`msg`], [`fault`] and [`process`], the one message type, the one fault type of its
+//!   own and the one actor type of a Redis world;
 //! - [`rename`], the process ids they hold, renamed for symmetry reduction.
 
 pub mod describe;
+pub mod fault;
 pub mod lock;
 pub mod msg;
 pub mod node;

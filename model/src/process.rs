@@ -3,11 +3,12 @@
 //! Each kind is an [`Actor`] of its own; [`Process`] dispatches to it, and [`ProcessState`]
 //! holds its state. Lock clients, the detector and the protected resource join here.
 
+use crate::fault::RedisFault;
 use crate::lock::detector::{Detector, DetectorState};
 use crate::lock::service::{LockService, ServiceState};
 use crate::lock::{ClientState, LockClient};
 use crate::msg::{Msg, Timer};
-use crate::node::{Ctx, NodeState, RedisNode};
+use crate::node::{NodeState, RedisContext, RedisNode};
 use crate::resource::{Account, AccountState, TokenService};
 use crate::scripted::{ScriptedClient, ScriptedState};
 use crate::sentinel::{Sentinel, SentinelState};
@@ -123,8 +124,9 @@ impl Actor for Process {
     type Msg = Msg;
     type Timer = Timer;
     type State = ProcessState;
+    type Fault = RedisFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> ProcessState {
+    fn on_start(&self, ctx: &mut RedisContext) -> ProcessState {
         match self {
             Process::Redis(a) => ProcessState::Redis(a.on_start(ctx)),
             Process::Sentinel(a) => ProcessState::Sentinel(a.on_start(ctx)),
@@ -137,11 +139,17 @@ impl Actor for Process {
         }
     }
 
-    fn on_message(&self, state: &mut ProcessState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut ProcessState,
+        from: ProcessId,
+        msg: Msg,
+        ctx: &mut RedisContext,
+    ) {
         dispatch!(self, state, |a, s| a.on_message(s, from, msg, ctx))
     }
 
-    fn on_timer(&self, state: &mut ProcessState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut ProcessState, timer: Timer, ctx: &mut RedisContext) {
         dispatch!(self, state, |a, s| a.on_timer(s, timer, ctx))
     }
 
@@ -155,13 +163,29 @@ impl Actor for Process {
         }
     }
 
-    fn on_restart(&self, survived: Option<ProcessState>, ctx: &mut Ctx) -> ProcessState {
+    fn on_restart(&self, survived: Option<ProcessState>, ctx: &mut RedisContext) -> ProcessState {
         match (self, survived) {
             (Process::Redis(a), Some(ProcessState::Redis(s))) => {
                 ProcessState::Redis(a.on_restart(Some(s), ctx))
             }
             (process, _) => process.on_start(ctx),
         }
+    }
+
+    /// A node's faults reach the node; other processes have no disk to stall (a scenario
+    /// refuses such a fault on them, see `lockcheck::scenario`).
+    fn on_fault(&self, state: &mut ProcessState, fault: &RedisFault, now: LocalNow) {
+        if let (Process::Redis(a), ProcessState::Redis(s)) = (self, state) {
+            a.on_fault(s, fault, now);
+        }
+    }
+
+    fn fault_size(&self, fault: &RedisFault) -> u64 {
+        fault.size()
+    }
+
+    fn describe_fault(&self, fault: &RedisFault) -> String {
+        fault.describe()
     }
 
     fn renamed(&self, r: &Renaming) -> Result<Self, String> {
@@ -194,5 +218,13 @@ impl Actor for Process {
 
     fn hash_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
         dispatch!(self, state, |a, s| a.hash_state(s, now, h))
+    }
+
+    fn has_dead_values(&self, state: &ProcessState) -> bool {
+        dispatch!(self, state, |a, s| a.has_dead_values(s))
+    }
+
+    fn hash_live_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
+        dispatch!(self, state, |a, s| a.hash_live_state(s, now, h))
     }
 }

@@ -15,7 +15,7 @@
 //! update their client never saw (lost updates) and business operations debited twice.
 
 use crate::msg::{Msg, ResourceOp, ResourceReply, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use lockcheck_sim::world::{Actor, ProcessId};
 
 /// The account's configuration and defences.
@@ -93,8 +93,9 @@ impl Actor for Account {
     type Msg = Msg;
     type Timer = Timer;
     type State = AccountState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, _ctx: &mut Ctx) -> AccountState {
+    fn on_start(&self, _ctx: &mut RedisContext) -> AccountState {
         AccountState {
             balance: self.initial_balance,
             version: 0,
@@ -106,7 +107,7 @@ impl Actor for Account {
         }
     }
 
-    fn on_message(&self, s: &mut AccountState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(&self, s: &mut AccountState, from: ProcessId, msg: Msg, ctx: &mut RedisContext) {
         let Msg::Resource(op) = msg else {
             panic!("the account handles only resource operations, not {msg:?}")
         };
@@ -136,7 +137,7 @@ impl Actor for Account {
         ctx.send(from, Msg::ResourceReply(reply));
     }
 
-    fn on_timer(&self, _: &mut AccountState, timer: Timer, _: &mut Ctx) {
+    fn on_timer(&self, _: &mut AccountState, timer: Timer, _: &mut RedisContext) {
         panic!("the account sets no {timer:?} timer")
     }
 }
@@ -150,12 +151,13 @@ impl Actor for TokenService {
     type Msg = Msg;
     type Timer = Timer;
     type State = u64;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, _ctx: &mut Ctx) -> u64 {
+    fn on_start(&self, _ctx: &mut RedisContext) -> u64 {
         0
     }
 
-    fn on_message(&self, last: &mut u64, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(&self, last: &mut u64, from: ProcessId, msg: Msg, ctx: &mut RedisContext) {
         assert_eq!(
             msg,
             Msg::NextToken,
@@ -165,7 +167,7 @@ impl Actor for TokenService {
         ctx.send(from, Msg::Token(*last));
     }
 
-    fn on_timer(&self, _: &mut u64, timer: Timer, _: &mut Ctx) {
+    fn on_timer(&self, _: &mut u64, timer: Timer, _: &mut RedisContext) {
         panic!("the token service sets no {timer:?} timer")
     }
 }

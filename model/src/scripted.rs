@@ -4,7 +4,7 @@
 //! sequence, under these faults?" and compare the model with a real server.
 
 use crate::msg::{Msg, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use crate::redis::{Command, Reply};
 use lockcheck_sim::world::{Actor, ProcessId};
 
@@ -66,15 +66,22 @@ impl Actor for ScriptedClient {
     type Msg = Msg;
     type Timer = Timer;
     type State = ScriptedState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> ScriptedState {
+    fn on_start(&self, ctx: &mut RedisContext) -> ScriptedState {
         if let Some(first) = self.steps.first() {
             ctx.set_timer(Timer::ScriptStep(0), first.after_ms);
         }
         ScriptedState::default()
     }
 
-    fn on_message(&self, state: &mut ScriptedState, _from: ProcessId, msg: Msg, _ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut ScriptedState,
+        _from: ProcessId,
+        msg: Msg,
+        _ctx: &mut RedisContext,
+    ) {
         match msg {
             Msg::Response { id, reply } => state.replies.push((id, reply)),
             Msg::Published { channel, message } => state.published.push((channel, message)),
@@ -82,7 +89,7 @@ impl Actor for ScriptedClient {
         }
     }
 
-    fn on_timer(&self, _state: &mut ScriptedState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, _state: &mut ScriptedState, timer: Timer, ctx: &mut RedisContext) {
         let Timer::ScriptStep(i) = timer else {
             panic!("a scripted client sets no {timer:?} timer")
         };

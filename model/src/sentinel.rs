@@ -11,7 +11,7 @@
 //! modelled).
 
 use crate::msg::{Msg, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
@@ -50,8 +50,9 @@ impl Actor for Sentinel {
     type Msg = Msg;
     type Timer = Timer;
     type State = SentinelState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> SentinelState {
+    fn on_start(&self, ctx: &mut RedisContext) -> SentinelState {
         ctx.set_timer(Timer::SentinelTick, self.ping_every_ms);
         SentinelState {
             master: self.initial_master,
@@ -70,7 +71,13 @@ impl Actor for Sentinel {
         }
     }
 
-    fn on_message(&self, state: &mut SentinelState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut SentinelState,
+        from: ProcessId,
+        msg: Msg,
+        ctx: &mut RedisContext,
+    ) {
         match msg {
             Msg::Pong {
                 is_master, offset, ..
@@ -92,7 +99,7 @@ impl Actor for Sentinel {
         }
     }
 
-    fn on_timer(&self, state: &mut SentinelState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut SentinelState, timer: Timer, ctx: &mut RedisContext) {
         assert_eq!(timer, Timer::SentinelTick, "Sentinel sets no other timer");
         let now = ctx.mono_ms();
         if !self.answered_recently(state, state.master, now) {
@@ -135,7 +142,7 @@ impl Sentinel {
             .is_some_and(|s| now - s.last_pong_mono_ms <= self.down_after_ms as i64)
     }
 
-    fn fail_over(&self, state: &mut SentinelState, now: i64, ctx: &mut Ctx) {
+    fn fail_over(&self, state: &mut SentinelState, now: i64, ctx: &mut RedisContext) {
         let best = state
             .seen
             .iter()

@@ -161,7 +161,7 @@ fn without_faults_two_watchdog_clients_never_both_believe() {
                 |_, s| engine(s, A).permits + engine(s, B).permits > 0,
             ));
         }
-        let report = explore(&w, &mut BreadthFirst::default(), exhaustive()).unwrap();
+        let report = explore(&w, &mut BreadthFirst::default(), exhaustive());
         assert_eq!(report.outcome, Outcome::Complete, "{report}");
         assert!(report.first_violation().is_none(), "{report}");
         assert!(report.hollow().is_empty(), "{report}");
@@ -189,7 +189,7 @@ fn exhaustively_one_pause_of_198_ms_never_breaks_mutual_exclusion_and_one_of_199
             .with_property(Property::sometimes("a-pause-happened", |_, s: &State| {
                 s.faults_used.pauses > 0
             }));
-        let report = explore(&w, &mut BreadthFirst::default(), exhaustive()).unwrap();
+        let report = explore(&w, &mut BreadthFirst::default(), exhaustive());
         assert_eq!(report.outcome, Outcome::Complete, "{report}");
         assert!(report.hollow().is_empty(), "{report}");
         let violated = report.first_violation().is_some();
@@ -209,7 +209,7 @@ fn a_pause_longer_than_the_request_timeout_kills_the_3_17_watchdog_but_not_the_3
             .with_property(Property::sometimes("a-renewal-failed", |w, s| {
                 failed_renewals(w, s, A) > 0
             }));
-        let report = explore(&w, &mut BreadthFirst::default(), exhaustive()).unwrap();
+        let report = explore(&w, &mut BreadthFirst::default(), exhaustive());
         assert_eq!(report.outcome, Outcome::Complete, "{report}");
         assert!(report.hollow().is_empty(), "{report}");
         let violated = report.first_violation().is_some();
@@ -259,7 +259,7 @@ fn with_an_explicit_lease_shorter_than_the_work_there_is_no_watchdog_and_the_sec
     .with_property(Property::always("mutual-exclusion", |w, s| {
         !both_believe(w, s)
     }));
-    let report = explore(&w, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let report = explore(&w, &mut BreadthFirst::default(), Options::default());
     assert_eq!(report.outcome, Outcome::StoppedAtViolation, "{report}");
 }
 

@@ -61,7 +61,7 @@ fn exhaustive(world: &RedisWorld) -> lockcheck_sim::Report<RedisWorld> {
         max_states: Some(3_000_000),
         ..Options::default()
     };
-    explore(world, &mut BreadthFirst::default(), options).unwrap()
+    explore(world, &mut BreadthFirst::default(), options)
 }
 
 /// Checks `world` in every reachable state: the ME-lock property holds and nothing is hollow.
@@ -538,7 +538,7 @@ fn pausing_watchdog_world(counts: RenewCount) -> RedisWorld {
 #[test]
 fn exhaustive_search_finds_that_seed_000s_watchdog_as_written_breaks_mutual_exclusion() {
     let world = pausing_watchdog_world(RenewCount::AnyAnswer);
-    let report = explore(&world, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let report = explore(&world, &mut BreadthFirst::default(), Options::default());
     let (name, path) = report.first_violation().expect("a violation");
     assert_eq!(name, "ME-lock");
     let labels = path.labels();

@@ -123,3 +123,43 @@ fn hand_picked_argument_vectors_get_the_real_servers_replies() {
         );
     }
 }
+
+/// Two tasks that share a Redisson owner (`uuid:thread-id`), each on a connection of its
+/// own: the second acquire re-enters the first one's hold (nil, count 2) on the real server as
+/// in the model, and another owner is refused with the PTTL.
+#[test]
+fn a_shared_redisson_owner_reenters_from_a_second_connection() {
+    let acquire = |field: &[u8]| LockScript::RedissonAcquire {
+        key: b"lock".to_vec(),
+        field: field.to_vec(),
+        lease_ms: 30_000,
+    };
+    let shared = b"app-1:1".to_vec();
+    let steps: Vec<(usize, Vec<Vec<u8>>)> = vec![
+        (0, acquire(&shared).eval_argv()),
+        (1, acquire(&shared).eval_argv()),
+        (1, vec![b"HGET".to_vec(), b"lock".to_vec(), shared.clone()]),
+        (1, acquire(b"app-2:1").eval_argv()),
+    ];
+    let server = RealRedis::start();
+    let mut cons = [server.connection(), server.connection()];
+    let mut ks = Keyspace::new();
+    let mut replies = Vec::new();
+    for (con, argv) in steps {
+        let model = ks.execute_argv(&argv, wall_ms(), Role::Master).reply;
+        let real = request(&mut cons[con], &argv);
+        assert!(
+            agree(&model, &real, replies.len() == 3),
+            "{argv:?}: model {model:?}, real {real:?}"
+        );
+        replies.push(model);
+    }
+    assert_eq!(replies[0], Reply::nil(), "task a acquires");
+    assert_eq!(replies[1], Reply::nil(), "task b re-enters a's hold");
+    assert_eq!(replies[2], Reply::bulk(b"2".to_vec()));
+    assert!(
+        matches!(replies[3], Reply::Integer(ttl) if ttl > 29_000),
+        "{:?}",
+        replies[3]
+    );
+}

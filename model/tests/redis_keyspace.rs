@@ -3,7 +3,7 @@
 //! documented differences from a real server, and no panic on any input.
 
 use lockcheck_model::redis::{
-    Command, Entry, ExpireCondition, Keyspace, LockScript, Reply, Role, ScriptKind, Set,
+    Command, ExpireCondition, KeyEntry, Keyspace, LockScript, Reply, Role, ScriptKind, Set,
     SetCondition, SetExpiry, Value,
 };
 use proptest::prelude::*;
@@ -123,7 +123,7 @@ fn a_replica_applying_its_masters_stream_never_expires_a_key() {
     let late = ks.apply_replicated(&cmd(&["PEXPIREAT", "n", "50"]), 500);
     assert_eq!(late.reply, Reply::Integer(1));
     let entry = ks.entries().next().map(|(_, e)| e.clone());
-    let expected = Entry {
+    let expected = KeyEntry {
         value: Value::String(b"2".to_vec()),
         deadline_ms: Some(50),
     };

@@ -397,7 +397,7 @@ fn exhaustive_search_of_a_world_with_sentinel_is_finite_and_finds_the_lost_write
         max_states: Some(2_000_000),
         ..Options::default()
     };
-    let report = explore(&w, &mut BreadthFirst::default(), options).unwrap();
+    let report = explore(&w, &mut BreadthFirst::default(), options);
     assert_eq!(report.outcome, Outcome::Complete, "{report}");
     assert!(report.hollow().is_empty(), "{report}");
     assert!(report.stats.unique_states > 1_000, "{report}");

@@ -57,8 +57,7 @@ fn run(args: Vec<String>) -> Result<ExitCode, String> {
     let report = match seeds {
         Some(n) => explore(&world, &mut Walk::random(0..n), Options::default()),
         None => explore(&world, &mut BreadthFirst::default(), Options::default()),
-    }
-    .map_err(|e| e.to_string())?;
+    };
     print!("{report}");
     let Some((property, path)) = report.first_violation() else {
         println!("verdict: no violation found");

@@ -109,6 +109,15 @@ impl Branching {
         }
     }
 
+    /// Adds the counts of `other`.
+    pub(crate) fn merge(&mut self, other: &Branching) {
+        for (count, o) in self.counts.iter_mut().zip(&other.counts) {
+            count.choice_points += o.choice_points;
+            count.offered += o.offered;
+            count.expanded += o.expanded;
+        }
+    }
+
     /// Adds one expanded state's tally.
     pub(crate) fn add(&mut self, tally: &Tally) {
         if tally.offered.iter().sum::<u32>() < 2 {

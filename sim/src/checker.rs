@@ -8,7 +8,7 @@
 use crate::fingerprint::{combine, Fingerprint, FpHasher};
 use crate::model::Model;
 use crate::property::{Expectation, Property};
-use crate::report::Status;
+use crate::report::{Path, Status};
 use std::hash::Hasher;
 
 /// No open obligation.
@@ -19,6 +19,29 @@ pub const CLOSED: u64 = u64::MAX;
 pub enum Hit {
     Violated,
     Witnessed,
+}
+
+/// Which of the model's properties a search evaluates and reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Judged {
+    /// Every property (searches, walks, replay).
+    #[default]
+    All,
+    /// Only the property of this name (the shrinker follows one violation).
+    Only(String),
+    /// None (scripted runs, which only want the path).
+    Nothing,
+}
+
+impl Judged {
+    pub(crate) fn select<M: Model>(&self, mut properties: Vec<Property<M>>) -> Vec<Property<M>> {
+        match self {
+            Judged::All => {}
+            Judged::Only(name) => properties.retain(|p| p.name == *name),
+            Judged::Nothing => properties.clear(),
+        }
+        properties
+    }
 }
 
 /// Evaluates properties and keeps their verdicts.
@@ -73,6 +96,11 @@ impl<M: Model> Checker<M> {
     /// Whether property `i` still needs a path (violations and witnesses keep the first).
     pub fn undecided(&self, i: usize) -> bool {
         matches!(self.statuses[i], Status::Holds | Status::NotWitnessed)
+    }
+
+    /// Whether every property is settled: violated, or (a `sometimes`) witnessed.
+    pub fn all_settled(&self) -> bool {
+        (0..self.statuses.len()).all(|i| !self.undecided(i))
     }
 
     /// Evaluates the single-state properties (`always`, `sometimes`) in `state`; pushes the
@@ -138,6 +166,22 @@ impl<M: Model> Checker<M> {
                 }
             }
         }
+    }
+
+    /// Gives each property in `hits` (drained) its verdict with `path`; returns whether one
+    /// of them was violated.
+    pub fn record(&mut self, hits: &mut Vec<(usize, Hit)>, path: Path<M>) -> bool {
+        let mut violated = false;
+        for (i, hit) in hits.drain(..) {
+            self.statuses[i] = match hit {
+                Hit::Violated => {
+                    violated = true;
+                    Status::Violated(path.clone())
+                }
+                Hit::Witnessed => Status::Witnessed(path.clone()),
+            };
+        }
+        violated
     }
 
     /// A run ended in `state` with no enabled action: every open obligation is violated.

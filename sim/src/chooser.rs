@@ -3,16 +3,24 @@
 //! A model exposes every decision as a set of enabled actions. Exhaustive search takes them
 //! all; a single run asks a `Chooser` which one to take. `RandomChooser` draws from our own
 //! PRNG (a run is then `(model, seed)`), `ReplayChooser` follows the labels of a recorded
-//! trace and refuses loudly when the model offers something else.
+//! trace and refuses loudly when the model offers something else. The shrinker and scripted
+//! runs have choosers of their own (`shrink.rs`, `script.rs`), and `Recording` keeps the path
+//! any chooser takes. A chooser that cannot fail says so with `Error = Infallible`, and the
+//! explorer then returns its report without a `Result`.
 
 use crate::model::Model;
 use crate::prng::Prng;
+use crate::report::{Path, Step};
+use std::convert::Infallible;
 use std::fmt;
 
 /// Decides, one step at a time, which enabled action a run takes.
 pub trait Chooser<M: Model> {
+    /// Why a run cannot go on as this chooser means it to (`Infallible` when it always can).
+    type Error;
+
     /// Which of `count` initial states the run starts from.
-    fn choose_init(&mut self, count: usize) -> Result<usize, ReplayMismatch>;
+    fn choose_init(&mut self, count: usize) -> Result<usize, Self::Error>;
 
     /// Which of the `enabled` actions of `state` to take next, or `None` to end the run here.
     fn choose(
@@ -20,7 +28,7 @@ pub trait Chooser<M: Model> {
         model: &M,
         state: &M::State,
         enabled: &[M::Action],
-    ) -> Result<Option<usize>, ReplayMismatch>;
+    ) -> Result<Option<usize>, Self::Error>;
 }
 
 /// A seeded random chooser. Faults are rare events: with `fault_per_mille` chance a step
@@ -60,7 +68,9 @@ impl RandomChooser {
 }
 
 impl<M: Model> Chooser<M> for RandomChooser {
-    fn choose_init(&mut self, count: usize) -> Result<usize, ReplayMismatch> {
+    type Error = Infallible;
+
+    fn choose_init(&mut self, count: usize) -> Result<usize, Infallible> {
         Ok(self.prng.index(count))
     }
 
@@ -69,7 +79,7 @@ impl<M: Model> Chooser<M> for RandomChooser {
         model: &M,
         _state: &M::State,
         enabled: &[M::Action],
-    ) -> Result<Option<usize>, ReplayMismatch> {
+    ) -> Result<Option<usize>, Infallible> {
         if enabled.is_empty() {
             return Ok(None);
         }
@@ -113,6 +123,8 @@ impl ReplayChooser {
 }
 
 impl<M: Model> Chooser<M> for ReplayChooser {
+    type Error = ReplayMismatch;
+
     fn choose_init(&mut self, count: usize) -> Result<usize, ReplayMismatch> {
         if self.init < count {
             Ok(self.init)
@@ -147,6 +159,78 @@ impl<M: Model> Chooser<M> for ReplayChooser {
                 enabled: labels,
             }),
         }
+    }
+}
+
+/// Any chooser, keeping the path its run takes: every state it is asked about and every
+/// action it picks. The run must end by the chooser's own decision (a state offered and no
+/// action picked, or none enabled), not cut by a limit, so that its last state is kept too.
+pub struct Recording<M: Model, C> {
+    inner: C,
+    path: Path<M>,
+}
+
+impl<M: Model, C> Recording<M, C> {
+    /// Records the run `inner` chooses; `seed` is the seed the path will name.
+    pub fn new(inner: C, seed: Option<u64>) -> Self {
+        Recording {
+            inner,
+            path: Path {
+                seed,
+                init: 0,
+                steps: Vec::new(),
+                states: Vec::new(),
+            },
+        }
+    }
+
+    pub fn inner(&self) -> &C {
+        &self.inner
+    }
+
+    /// The last state the run reached, if it started.
+    pub fn last_state(&self) -> Option<&M::State> {
+        self.path.states.last()
+    }
+
+    /// The path taken: initial state, each action picked and the state it led to.
+    pub fn into_path(self) -> Path<M> {
+        assert_eq!(
+            self.path.states.len(),
+            self.path.steps.len() + 1,
+            "internal bug: a recorded run ended without offering its last state to the chooser"
+        );
+        self.path
+    }
+}
+
+impl<M: Model, C: Chooser<M>> Chooser<M> for Recording<M, C> {
+    type Error = C::Error;
+
+    fn choose_init(&mut self, count: usize) -> Result<usize, C::Error> {
+        self.path.init = self.inner.choose_init(count)?;
+        Ok(self.path.init)
+    }
+
+    fn choose(
+        &mut self,
+        model: &M,
+        state: &M::State,
+        enabled: &[M::Action],
+    ) -> Result<Option<usize>, C::Error> {
+        debug_assert_eq!(
+            self.path.states.len(),
+            self.path.steps.len(),
+            "internal bug: a recorded run was offered a state its last action did not lead to"
+        );
+        self.path.states.push(state.clone());
+        let choice = self.inner.choose(model, state, enabled)?;
+        if let Some(i) = choice {
+            let action = enabled[i].clone();
+            let label = model.label(state, &action);
+            self.path.steps.push(Step { action, label });
+        }
+        Ok(choice)
     }
 }
 

@@ -8,23 +8,31 @@
 //! an interrupt flag set from outside (a signal handler) ends it at the next state.
 
 use crate::branching::Tally;
-use crate::checker::{Checker, Hit};
-use crate::chooser::ReplayMismatch;
-use crate::fingerprint::{combine, Fingerprint};
-use crate::frontier::{Entry, Frontier};
+use crate::checker::{Checker, Hit, Judged};
+use crate::fingerprint::Fingerprint;
+use crate::frontier::{Frontier, Pending};
 use crate::limits::{MemoryGauge, Pacer, MAX_INTERVAL, MIN_INTERVAL};
 use crate::model::Model;
 use crate::path_log::PathLog;
 use crate::property::Observes;
-use crate::report::{Limit, Outcome, PropertyReport, Report, Stats, Status};
+use crate::report::{Limit, Outcome, Report, Stats};
 use crate::visited::VisitedSet;
+use key::dedup_key;
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+mod key;
+mod live;
+mod parallel;
 mod reduction;
+mod shard;
 mod successors;
 mod symmetry;
+pub use live::DeadValues;
+pub use parallel::{explore_parallel, Threads};
 pub use reduction::{PartialOrder, Reductions, Sight};
+pub use shard::{bfs_order, choice_path, explore_shard, union_len, ShardPlan, ShardReport, Split};
 pub use symmetry::Symmetry;
 
 /// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
@@ -41,6 +49,10 @@ pub type ProgressHook = Box<dyn FnMut(&Stats)>;
 pub struct Options {
     /// Stop at the first violation (true) or explore everything and report all properties.
     pub stop_at_first_violation: bool,
+    /// Without `stop_at_first_violation`: stop as soon as every property is settled (each
+    /// `always` or bounded-liveness property violated, each `sometimes` witnessed), since
+    /// searching further cannot change a verdict or a first counterexample.
+    pub stop_when_all_settled: bool,
     /// Explore at most this many unique states: the first state beyond them ends the search
     /// (named outcome `LimitReached(States)`) unexplored and uncounted, so a limited search
     /// reports exactly this many, and a space of exactly this many states is complete.
@@ -67,12 +79,17 @@ pub struct Options {
     pub expected_states: usize,
     /// Which reductions exhaustive search may use (all off by default).
     pub reductions: Reductions,
+    /// Which of the model's properties are evaluated (all by default).
+    pub judged: Judged,
+    /// Threads for [`explore_parallel`] (1 by default); `explore` runs on the caller's.
+    pub threads: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             stop_at_first_violation: true,
+            stop_when_all_settled: false,
             max_states: None,
             max_depth: None,
             max_virtual_time_ms: None,
@@ -84,24 +101,41 @@ impl Default for Options {
             interrupt: None,
             expected_states: 0,
             reductions: Reductions::none(),
+            judged: Judged::All,
+            threads: 1,
         }
     }
 }
 
-/// Explores `model` with `frontier` under `options`.
-///
-/// Fails only when a replay frontier meets a choice the model does not offer.
-pub fn explore<M: Model, F: Frontier<M>>(
+/// Explores `model` with `frontier` under `options`: exhaustive search and random walks,
+/// whose frontiers cannot fail.
+pub fn explore<M: Model, F: Frontier<M, Error = Infallible>>(
+    model: &M,
+    frontier: &mut F,
+    options: Options,
+) -> Report<M> {
+    match try_explore(model, frontier, options) {
+        Ok(report) => report,
+        Err(never) => match never {},
+    }
+}
+
+/// Explores `model` with a frontier that can refuse to go on (replay meeting a choice the
+/// model does not offer, a scripted fault not enabled when due): its error, or the report.
+pub fn try_explore<M: Model, F: Frontier<M>>(
     model: &M,
     frontier: &mut F,
     mut options: Options,
-) -> Result<Report<M>, ReplayMismatch> {
-    let checker = Checker::new(model.properties());
+) -> Result<Report<M>, F::Error> {
+    let checker = Checker::new(options.judged.select(model.properties()));
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
     let symmetry = Symmetry::decide(model, &options.reductions, frontier);
     // Canonical fingerprints only where symmetry runs (walks keep their own).
     options.reductions.symmetry = symmetry.is_on();
-    let mut run = Run::new(model, checker, partial_order, symmetry, &options);
+    let dead_values = DeadValues::decide(&options.reductions, frontier);
+    options.reductions.dead_values = dead_values.is_on();
+    let mut run = Search::new(model, checker, partial_order, symmetry, &options);
+    run.dead_values = dead_values;
     let outcome = run.main_loop(frontier, &mut options)?;
     assert!(
         !matches!(outcome, Outcome::Complete | Outcome::Bounded { .. }) || frontier.is_empty(),
@@ -111,32 +145,23 @@ pub fn explore<M: Model, F: Frontier<M>>(
         run.stats.unique_states <= run.visited.len() as u64,
         "internal bug: more unique states counted than the visited set holds"
     );
+    run.count_live_states_met();
     // Every search, however short, reports a real memory figure.
     run.measure_memory(frontier, &options);
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
     }
-    let properties = run
-        .checker
-        .props
-        .iter()
-        .zip(run.checker.statuses)
-        .map(|(p, status)| PropertyReport {
-            name: p.name.clone(),
-            kind: p.kind(),
-            status,
-        })
-        .collect();
-    Ok(Report {
+    Ok(Report::of(
+        run.checker,
         outcome,
-        stats: run.stats,
-        properties,
-        partial_order: run.partial_order,
-        symmetry: run.symmetry,
-    })
+        run.stats,
+        run.partial_order,
+        run.symmetry,
+        run.dead_values,
+    ))
 }
 
-impl<'m, M: Model> Run<'m, M> {
+impl<'m, M: Model> Search<'m, M> {
     /// A search of `model` about to start: nothing visited, every statistic zero.
     fn new(
         model: &'m M,
@@ -145,7 +170,7 @@ impl<'m, M: Model> Run<'m, M> {
         symmetry: Symmetry,
         options: &Options,
     ) -> Self {
-        let mut run = Run {
+        let mut run = Search {
             model,
             observes: checker
                 .props
@@ -156,6 +181,9 @@ impl<'m, M: Model> Run<'m, M> {
             met: symmetry
                 .is_on()
                 .then(|| VisitedSet::with_capacity(options.expected_states)),
+            dead_values: DeadValues::Off,
+            dead_met: VisitedSet::new(),
+            dead_stored: 0,
             symmetry,
             checker,
             visited: VisitedSet::with_capacity(options.expected_states),
@@ -182,7 +210,7 @@ impl<'m, M: Model> Run<'m, M> {
     }
 }
 
-struct Run<'m, M: Model> {
+struct Search<'m, M: Model> {
     model: &'m M,
     /// What the properties declare they observe (all of them, when partial order is on).
     observes: Vec<Observes<M>>,
@@ -190,6 +218,12 @@ struct Run<'m, M: Model> {
     partial_order: PartialOrder,
     /// Whether symmetry reduction is used, or why not.
     symmetry: Symmetry,
+    /// Whether the value abstraction is used, or why not.
+    dead_values: DeadValues,
+    /// Under the value abstraction alone, the plain fingerprints of the states met that
+    /// hold dead values, and how many such states were stored (see `explorer::live`).
+    dead_met: VisitedSet,
+    dead_stored: u64,
     /// Under symmetry reduction, the plain fingerprints of the states met (to report how
     /// many distinct states the stored representatives stand for).
     met: Option<VisitedSet>,
@@ -217,7 +251,7 @@ struct Run<'m, M: Model> {
     /// A buffer for a persistent subset's indices.
     subset: Vec<usize>,
     /// Transient states being settled under partial-order reduction.
-    settling: Vec<Entry<M::State>>,
+    settling: Vec<Pending<M::State>>,
     pacer: Pacer,
     /// Expansions after which limits are checked next.
     next_check_at: u64,
@@ -259,12 +293,12 @@ enum Admit {
     Stop(Outcome),
 }
 
-impl<M: Model> Run<'_, M> {
+impl<M: Model> Search<'_, M> {
     fn main_loop<F: Frontier<M>>(
         &mut self,
         frontier: &mut F,
         options: &mut Options,
-    ) -> Result<Outcome, ReplayMismatch> {
+    ) -> Result<Outcome, F::Error> {
         let prunes = frontier.prunes_visited();
         let mut enabled = Vec::new();
         let mut selected = Vec::new();
@@ -288,7 +322,7 @@ impl<M: Model> Run<'_, M> {
                 match admitted {
                     Admit::Stop(o) => return Ok(o),
                     Admit::Seen => continue,
-                    Admit::New(node) => frontier.push(Entry {
+                    Admit::New(node) => frontier.push(Pending {
                         state,
                         node,
                         depth: 0,
@@ -334,12 +368,12 @@ impl<M: Model> Run<'_, M> {
 
     fn expand<F: Frontier<M>>(
         &mut self,
-        entry: Entry<M::State>,
+        entry: Pending<M::State>,
         frontier: &mut F,
         options: &Options,
         enabled: &mut Vec<M::Action>,
         selected: &mut Vec<usize>,
-    ) -> Result<Step, ReplayMismatch> {
+    ) -> Result<Step, F::Error> {
         let model = self.model;
         let state = &entry.state;
         if options.max_depth.is_some_and(|d| entry.depth >= d) {
@@ -433,6 +467,7 @@ impl<M: Model> Run<'_, M> {
             .unwrap_or_else(|| Self::fingerprint(self.model, state, obligations, vt, options));
         self.last_fp = fp;
         self.note_met(state, obligations, vt, options);
+        self.note_dead(state, obligations, vt, options);
         let new = self.visited.insert(fp);
         if new
             && options
@@ -474,10 +509,12 @@ impl<M: Model> Run<'_, M> {
         vt: u64,
         options: &Options,
     ) -> Fingerprint {
-        let model_fp = if options.reductions.symmetry {
-            model.canonical_fingerprint(state).0
-        } else {
-            model.fingerprint(state)
+        let r = &options.reductions;
+        let model_fp = match (r.symmetry, r.dead_values) {
+            (true, true) => model.canonical_live_fingerprint(state).0,
+            (true, false) => model.canonical_fingerprint(state).0,
+            (false, true) => model.live_fingerprint(state),
+            (false, false) => model.fingerprint(state),
         };
         Self::key(model_fp, obligations, vt, options)
     }
@@ -490,13 +527,7 @@ impl<M: Model> Run<'_, M> {
         vt: u64,
         options: &Options,
     ) -> Fingerprint {
-        let mut fp = Checker::<M>::fold(model_fp, obligations, vt);
-        if let Some(bound) = options.max_virtual_time_ms {
-            // Under a time bound, the same state with more time left has more future.
-            fp = combine(fp, bound.saturating_sub(vt));
-        }
-        // Zero marks an empty slot of the visited set; a model's own fingerprint may be zero.
-        fp.max(1)
+        dedup_key::<M>(model_fp, obligations, vt, options.max_virtual_time_ms)
     }
 
     fn record_hits(&mut self, node: u32, options: &Options) -> Step {
@@ -504,25 +535,20 @@ impl<M: Model> Run<'_, M> {
             return Step::Go;
         }
         let path = self.log.path_to(self.model, node, self.seed);
-        let mut violated = false;
-        for (i, hit) in self.hits.drain(..) {
-            self.checker.statuses[i] = match hit {
-                Hit::Violated => {
-                    violated = true;
-                    Status::Violated(path.clone())
-                }
-                Hit::Witnessed => Status::Witnessed(path.clone()),
-            };
-        }
+        let violated = self.checker.record(&mut self.hits, path);
         self.stats.unique_states = self.visited.len() as u64;
         if violated && options.stop_at_first_violation {
             return Step::Stop(Outcome::StoppedAtViolation);
+        }
+        if options.stop_when_all_settled && self.checker.all_settled() {
+            return Step::Stop(Outcome::AllSettled);
         }
         Step::Go
     }
 
     fn limit_hit<F: Frontier<M>>(&mut self, frontier: &F, options: &mut Options) -> Option<Limit> {
         self.stats.unique_states = self.visited.len() as u64;
+        self.stats.frontier_states = frontier.len() as u64;
         let memory = self.measure_memory(frontier, options);
         let expanded = self.stats.expanded_states;
         self.next_check_at = expanded
@@ -561,7 +587,7 @@ impl<M: Model> Run<'_, M> {
         let (reported, compared) = match resident {
             Some(bytes) => (bytes, bytes + (visited_soon - visited_now)),
             None => {
-                let entries = frontier.len() * std::mem::size_of::<Entry<M::State>>();
+                let entries = frontier.len() * std::mem::size_of::<Pending<M::State>>();
                 let bytes = visited_soon + self.log.bytes() as u64 + entries as u64;
                 (bytes, bytes)
             }

@@ -100,6 +100,17 @@ pub fn combine(fp: Fingerprint, extra: u64) -> Fingerprint {
     h.finish()
 }
 
+/// The probability that two of `states` distinct states share a `bits`-bit fingerprint,
+/// if fingerprints are uniformly random: the birthday bound `1 - exp(-n(n-1) / 2^(bits+1))`
+/// (the estimate Stern and Dill give for hash compaction, and TLC prints). A search that
+/// stores fingerprints may have merged two such states, and so missed the successors of
+/// one of them; this is the chance of that.
+pub fn collision_probability(states: u64, bits: u32) -> f64 {
+    let n = states as f64;
+    let pairs_over_space = n * (n - 1.0).max(0.0) / 2f64.powi(bits as i32 + 1);
+    -(-pairs_over_space).exp_m1()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +120,27 @@ mod tests {
         assert_eq!(fingerprint_of(&(1u8, 2u32, "abc")), PINNED_TUPLE);
         assert_ne!(fingerprint_of(&0u64), 0);
         assert_ne!(fingerprint_of(&(1u8, 2u8)), fingerprint_of(&(2u8, 1u8)));
+    }
+
+    #[test]
+    fn collision_probability_is_the_birthday_bound() {
+        assert_eq!(collision_probability(0, 64), 0.0);
+        assert_eq!(collision_probability(1, 64), 0.0);
+        // Two states, 2 bits: one pair in 4 values, 1 - e^(-1/4).
+        let two = collision_probability(2, 2);
+        assert!((two - (1.0 - (-0.25f64).exp())).abs() < 1e-12, "{two}");
+        // Small probabilities: about x = n(n-1)/2^65, below it by x^2/2 (relative x/2).
+        let n = 69_711_551f64;
+        let x = n * (n - 1.0) / 2f64.powi(65);
+        let p = collision_probability(69_711_551, 64);
+        assert!((p / (x - x * x / 2.0) - 1.0).abs() < 1e-6, "{p} vs {x}");
+        assert!(p < x && x - p < x * x, "{p} vs {x}");
+        assert!(p > 1e-4 && p < 2e-4, "{p}");
+        // Ten million states: about 3 in a million, as the module doc says.
+        let ten_million = collision_probability(10_000_000, 64);
+        assert!((2.5e-6..3.0e-6).contains(&ten_million), "{ten_million}");
+        // Almost certain once n is far beyond 2^(bits/2).
+        assert!(collision_probability(1 << 20, 32) > 0.99);
     }
 
     const PINNED_TUPLE: u64 = 3_440_567_663_519_966_454;

@@ -4,15 +4,17 @@
 //! a state's enabled actions are expanded. A stack gives depth-first search, a queue gives
 //! breadth-first search (the first counterexample found is a shortest one), and a `Walk`
 //! keeps a single state and lets a `Chooser` pick one action per step: seeded random walks,
-//! and replay of a recorded trace.
+//! replay of a recorded trace, shrinking candidates and scripted runs. Only a frontier whose
+//! chooser can refuse (replay, scripts) has an `Error` other than `Infallible`.
 
-use crate::chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
+use crate::chooser::{Chooser, RandomChooser, ReplayChooser};
 use crate::model::Model;
 use std::collections::VecDeque;
+use std::convert::Infallible;
 
 /// A state waiting to be expanded.
 #[derive(Clone, Debug)]
-pub struct Entry<S> {
+pub struct Pending<S> {
     pub state: S,
     /// Index of this state's node in the explorer's path log.
     pub node: u32,
@@ -31,10 +33,14 @@ pub struct RunStart {
 
 /// A search strategy.
 pub trait Frontier<M: Model> {
+    /// Why a run cannot go on as the frontier means it to (`Infallible` for exhaustive
+    /// search and random walks).
+    type Error;
+
     /// Begins the next run, or `None` when all runs are done. Exhaustive frontiers have one.
     fn next_run(&mut self) -> Option<RunStart>;
-    fn push(&mut self, entry: Entry<M::State>);
-    fn pop(&mut self) -> Option<Entry<M::State>>;
+    fn push(&mut self, entry: Pending<M::State>);
+    fn pop(&mut self) -> Option<Pending<M::State>>;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -43,7 +49,7 @@ pub trait Frontier<M: Model> {
     /// it is and `select` expands every enabled action (a queue: breadth-first search). The
     /// explorer then prepares that entry's expansion early, so that its memory accesses
     /// overlap with the current one's. `None` (the default) when that is not known.
-    fn peek_next(&self) -> Option<&Entry<M::State>> {
+    fn peek_next(&self) -> Option<&Pending<M::State>> {
         None
     }
     /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
@@ -51,7 +57,7 @@ pub trait Frontier<M: Model> {
         true
     }
     /// Which of `count` initial states to start from.
-    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), ReplayMismatch> {
+    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), Self::Error> {
         out.extend(0..count);
         Ok(())
     }
@@ -62,7 +68,7 @@ pub trait Frontier<M: Model> {
         _state: &M::State,
         enabled: &[M::Action],
         out: &mut Vec<usize>,
-    ) -> Result<(), ReplayMismatch> {
+    ) -> Result<(), Self::Error> {
         out.extend(0..enabled.len());
         Ok(())
     }
@@ -70,7 +76,7 @@ pub trait Frontier<M: Model> {
 
 /// Depth-first search: a stack.
 pub struct DepthFirst<S> {
-    stack: Vec<Entry<S>>,
+    stack: Vec<Pending<S>>,
     started: bool,
 }
 
@@ -84,13 +90,14 @@ impl<S> Default for DepthFirst<S> {
 }
 
 impl<M: Model> Frontier<M> for DepthFirst<M::State> {
+    type Error = Infallible;
     fn next_run(&mut self) -> Option<RunStart> {
         (!std::mem::replace(&mut self.started, true)).then_some(RunStart { seed: None })
     }
-    fn push(&mut self, entry: Entry<M::State>) {
+    fn push(&mut self, entry: Pending<M::State>) {
         self.stack.push(entry);
     }
-    fn pop(&mut self) -> Option<Entry<M::State>> {
+    fn pop(&mut self) -> Option<Pending<M::State>> {
         self.stack.pop()
     }
     fn len(&self) -> usize {
@@ -100,7 +107,7 @@ impl<M: Model> Frontier<M> for DepthFirst<M::State> {
 
 /// Breadth-first search: a queue. The first violation found is at the smallest depth.
 pub struct BreadthFirst<S> {
-    queue: VecDeque<Entry<S>>,
+    queue: VecDeque<Pending<S>>,
     started: bool,
 }
 
@@ -114,16 +121,17 @@ impl<S> Default for BreadthFirst<S> {
 }
 
 impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
+    type Error = Infallible;
     fn next_run(&mut self) -> Option<RunStart> {
         (!std::mem::replace(&mut self.started, true)).then_some(RunStart { seed: None })
     }
-    fn push(&mut self, entry: Entry<M::State>) {
+    fn push(&mut self, entry: Pending<M::State>) {
         self.queue.push_back(entry);
     }
-    fn pop(&mut self) -> Option<Entry<M::State>> {
+    fn pop(&mut self) -> Option<Pending<M::State>> {
         self.queue.pop_front()
     }
-    fn peek_next(&self) -> Option<&Entry<M::State>> {
+    fn peek_next(&self) -> Option<&Pending<M::State>> {
         self.queue.front()
     }
     fn len(&self) -> usize {
@@ -135,11 +143,14 @@ impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
 /// go quiet on its own); replay walks follow their trace to the end.
 pub const DEFAULT_WALK_STEPS: u32 = 10_000;
 
-/// Single-path runs, each driven by a chooser: random walks and replay.
+/// Single-path runs, each driven by a chooser: random walks, replay, shrinking candidates
+/// and scripted runs.
 pub struct Walk<S, C> {
-    runs: Box<dyn Iterator<Item = (Option<u64>, C)>>,
+    /// The run `single` was given, taken first.
+    first: Option<(Option<u64>, C)>,
+    runs: Option<Box<dyn Iterator<Item = (Option<u64>, C)>>>,
     chooser: Option<C>,
-    slot: Option<Entry<S>>,
+    slot: Option<Pending<S>>,
     max_steps: u32,
 }
 
@@ -161,11 +172,33 @@ impl<S> Walk<S, ReplayChooser> {
 impl<S, C> Walk<S, C> {
     pub fn new(runs: impl Iterator<Item = (Option<u64>, C)> + 'static) -> Self {
         Walk {
-            runs: Box::new(runs),
+            first: None,
+            runs: Some(Box::new(runs)),
             chooser: None,
             slot: None,
             max_steps: u32::MAX,
         }
+    }
+
+    /// One run driven by `chooser` (which, unlike the runs `new` takes, may borrow).
+    pub fn single(seed: Option<u64>, chooser: C) -> Self {
+        Walk {
+            first: Some((seed, chooser)),
+            runs: None,
+            chooser: None,
+            slot: None,
+            max_steps: u32::MAX,
+        }
+    }
+
+    /// The chooser of the current run (after the last run: of the last run).
+    pub fn chooser(&self) -> Option<&C> {
+        self.chooser.as_ref()
+    }
+
+    /// The chooser of the last run, once the walk is done.
+    pub fn into_chooser(self) -> Option<C> {
+        self.chooser
     }
 
     /// Ends each run after `max_steps` steps.
@@ -176,13 +209,18 @@ impl<S, C> Walk<S, C> {
 }
 
 impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
+    type Error = C::Error;
+
     fn next_run(&mut self) -> Option<RunStart> {
         self.slot = None;
-        let (seed, chooser) = self.runs.next()?;
+        let (seed, chooser) = match self.first.take() {
+            Some(run) => run,
+            None => self.runs.as_mut()?.next()?,
+        };
         self.chooser = Some(chooser);
         Some(RunStart { seed })
     }
-    fn push(&mut self, entry: Entry<M::State>) {
+    fn push(&mut self, entry: Pending<M::State>) {
         debug_assert!(
             self.slot.is_none(),
             "a walk expands one successor at a time"
@@ -191,7 +229,7 @@ impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
             self.slot = Some(entry);
         }
     }
-    fn pop(&mut self) -> Option<Entry<M::State>> {
+    fn pop(&mut self) -> Option<Pending<M::State>> {
         self.slot.take()
     }
     fn len(&self) -> usize {
@@ -200,7 +238,7 @@ impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
     fn prunes_visited(&self) -> bool {
         false
     }
-    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), ReplayMismatch> {
+    fn select_init(&mut self, count: usize, out: &mut Vec<usize>) -> Result<(), C::Error> {
         let chooser = self.chooser.as_mut().expect("next_run was called");
         out.push(chooser.choose_init(count)?);
         Ok(())
@@ -211,7 +249,7 @@ impl<M: Model, C: Chooser<M>> Frontier<M> for Walk<M::State, C> {
         state: &M::State,
         enabled: &[M::Action],
         out: &mut Vec<usize>,
-    ) -> Result<(), ReplayMismatch> {
+    ) -> Result<(), C::Error> {
         let chooser = self.chooser.as_mut().expect("next_run was called");
         out.extend(chooser.choose(model, state, enabled)?);
         Ok(())

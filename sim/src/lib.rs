@@ -11,35 +11,47 @@
 //! Nothing here reads the system clock, uses ambient randomness or iterates a `HashMap`:
 //! the same model and seed give the same run, byte for byte.
 
-pub mod bench_model;
-pub mod branching;
-pub mod checker;
-pub mod chooser;
-pub mod explorer;
-pub mod fingerprint;
-pub mod frontier;
-pub mod limits;
-pub mod model;
-pub mod path_log;
-pub mod prng;
-pub mod property;
-pub mod report;
-pub mod script;
-pub mod shrink;
-pub mod trace;
-pub mod visited;
+mod branching;
+mod checker;
+mod chooser;
+mod explorer;
+mod fingerprint;
+mod frontier;
+mod limits;
+mod model;
+mod path_log;
+mod prng;
+mod property;
+mod report;
+mod script;
+mod shrink;
+mod trace;
+mod visited;
 pub mod world;
 
 pub use branching::{Branching, ChoiceKind, KindCount};
-pub use chooser::{Chooser, RandomChooser, ReplayChooser, ReplayMismatch};
-pub use explorer::{explore, Options, PartialOrder, Reductions, Sight, Symmetry, WallClock};
-pub use fingerprint::{fingerprint_of, Fingerprint, FpHasher};
-pub use frontier::{BreadthFirst, DepthFirst, Entry, Frontier, RunStart, Walk};
-pub use limits::MemoryGauge;
+pub use checker::{Checker, Hit, Judged};
+pub use chooser::{
+    Chooser, RandomChooser, Recording, ReplayChooser, ReplayMismatch, FAULT_RATES_PER_MILLE,
+};
+pub use explorer::{
+    bfs_order, choice_path, explore, explore_parallel, explore_shard, try_explore, union_len,
+    DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split, Symmetry,
+    Threads, WallClock,
+};
+pub use fingerprint::{collision_probability, fingerprint_of, Fingerprint, FpHasher};
+pub use frontier::{
+    BreadthFirst, DepthFirst, Frontier, Pending, RunStart, Walk, DEFAULT_WALK_STEPS,
+};
+pub use limits::{MemoryGauge, MIN_INTERVAL};
 pub use model::Model;
 pub use prng::Prng;
 pub use property::{Expectation, Observation, Observes, Property, PropertyKind, Visibility};
 pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
 pub use script::{run_script, ScriptError, ScriptedFault};
 pub use shrink::{score as shrink_score, shrink, ShrinkOptions};
-pub use trace::{replay, replay_checked, Replay, Trace, TraceError, TraceStep};
+pub use trace::{
+    follow_labels, replay, replay_checked, Replay, Trace, TraceError, TraceStep, FORMAT_VERSION,
+    TOOL_VERSION,
+};
+pub use visited::VisitedSet;

@@ -55,6 +55,26 @@ pub trait Model: Sized {
         (self.fingerprint(state), false)
     }
 
+    /// Value abstraction: the fingerprint of `state` without the values the model declares
+    /// dead (see `world::live` for the soundness rule). Two states may share it only if they
+    /// are bisimilar with the same property values along the way. Defaults to
+    /// [`Model::fingerprint`].
+    fn live_fingerprint(&self, state: &Self::State) -> Fingerprint {
+        self.fingerprint(state)
+    }
+
+    /// Whether `state` holds values the model declares dead (its live fingerprint then
+    /// differs from its plain one).
+    fn has_dead_values(&self, _state: &Self::State) -> bool {
+        false
+    }
+
+    /// [`Model::canonical_fingerprint`] over live fingerprints (symmetry and value
+    /// abstraction together).
+    fn canonical_live_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+        self.canonical_fingerprint(state)
+    }
+
     /// A human-readable, stable label for `action` in `state`; traces store labels and
     /// replay matches them, so two enabled actions of one state must not share a label.
     fn label(&self, _state: &Self::State, action: &Self::Action) -> String {

@@ -46,6 +46,24 @@ impl PathLog {
         node as u32
     }
 
+    /// Records `n` nodes at once, to be filled in by the caller (several threads, each its
+    /// own part): the first node's number, and the parent and choice slots. A parent must
+    /// be a node recorded before the first, a choice at most `u16::MAX`.
+    pub(crate) fn append(&mut self, n: usize) -> (u32, &mut [u32], &mut [u16]) {
+        let first = self.parents.len();
+        assert!(
+            first + n < ROOT as usize,
+            "path log full: more than 4 billion recorded states (raise the state limit's granularity)"
+        );
+        self.parents.resize(first + n, ROOT);
+        self.choices.resize(first + n, 0);
+        (
+            first as u32,
+            &mut self.parents[first..],
+            &mut self.choices[first..],
+        )
+    }
+
     /// Forgets `node`, the last one recorded, again (its state was a duplicate).
     pub fn pop_unused(&mut self, node: u32) {
         assert_eq!(
@@ -55,14 +73,6 @@ impl PathLog {
         );
         self.parents.pop();
         self.choices.pop();
-    }
-
-    pub fn len(&self) -> usize {
-        self.parents.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.parents.is_empty()
     }
 
     pub fn clear(&mut self) {
@@ -150,7 +160,11 @@ mod tests {
         assert_eq!(log.choices_to(b), (2, vec![5, 0]));
         let dup = log.push(a, 1);
         log.pop_unused(dup);
-        assert_eq!(log.len(), 3);
+        assert_eq!(
+            log.push(a, 1),
+            dup,
+            "the forgotten node is the next one recorded"
+        );
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub enum Outcome {
     RunsDone { runs: u64 },
     /// Stopped at the first violation, as asked.
     StoppedAtViolation,
+    /// Stopped once every property was settled (violated or witnessed), as asked.
+    AllSettled,
     /// A resource limit ended the search before it was done.
     LimitReached(Limit),
     /// The caller's interrupt flag ended the search before it was done.
@@ -61,6 +63,7 @@ impl fmt::Display for Outcome {
             }
             Outcome::RunsDone { runs } => write!(f, "{runs} runs done"),
             Outcome::StoppedAtViolation => f.write_str("stopped at the first violation"),
+            Outcome::AllSettled => f.write_str("stopped once every oracle was settled"),
             Outcome::LimitReached(l) => write!(f, "{l} reached before the search was done"),
             Outcome::Interrupted => f.write_str("interrupted before the search was done"),
         }
@@ -104,6 +107,25 @@ pub struct Stats {
     /// Under symmetry reduction: distinct states met (by their own fingerprint), of which
     /// `unique_states` representatives were stored.
     pub symmetric_states_met: u64,
+    /// Under the value abstraction: distinct states met (by their plain fingerprint), of
+    /// which `unique_states` were stored (with symmetry on too, what both merged).
+    pub live_states_met: u64,
+    /// States waiting to be expanded at the last progress report (for progress displays;
+    /// not a result of the search).
+    pub frontier_states: u64,
+}
+
+impl Stats {
+    /// These statistics with the figures of progress and resources (peak memory, wall time,
+    /// frontier) zeroed: what two searches of the same space must agree on.
+    pub fn results(&self) -> Stats {
+        Stats {
+            peak_memory_bytes: 0,
+            wall_ms: None,
+            frontier_states: 0,
+            ..*self
+        }
+    }
 }
 
 /// One step of a path: the action taken and its label.
@@ -182,9 +204,44 @@ pub struct Report<M: Model> {
     pub partial_order: crate::explorer::PartialOrder,
     /// Whether symmetry reduction was used, or why not.
     pub symmetry: crate::explorer::Symmetry,
+    /// Whether the value abstraction was used, or why not.
+    pub dead_values: crate::explorer::DeadValues,
+    /// How many threads searched, or why one did.
+    pub threads: crate::explorer::Threads,
 }
 
 impl<M: Model> Report<M> {
+    /// The report of a search on one thread that ended as `outcome`, with the verdicts
+    /// `checker` holds.
+    pub(crate) fn of(
+        checker: crate::checker::Checker<M>,
+        outcome: Outcome,
+        stats: Stats,
+        partial_order: crate::explorer::PartialOrder,
+        symmetry: crate::explorer::Symmetry,
+        dead_values: crate::explorer::DeadValues,
+    ) -> Self {
+        let properties = checker
+            .props
+            .iter()
+            .zip(checker.statuses)
+            .map(|(p, status)| PropertyReport {
+                name: p.name.clone(),
+                kind: p.kind(),
+                status,
+            })
+            .collect();
+        Report {
+            outcome,
+            stats,
+            properties,
+            partial_order,
+            symmetry,
+            dead_values,
+            threads: crate::explorer::Threads::Ran(1),
+        }
+    }
+
     /// The verdict on the property called `name`.
     pub fn property(&self, name: &str) -> Option<&PropertyReport<M>> {
         self.properties.iter().find(|p| p.name == name)
@@ -204,6 +261,14 @@ impl<M: Model> Report<M> {
             .map(|p| p.name.as_str())
             .collect()
     }
+    /// For a search that explored its whole (bounded) space: the probability that two of its
+    /// unique states shared a 64-bit fingerprint, so that one of them was taken for the other
+    /// and its successors were not explored ([`crate::fingerprint::collision_probability`]).
+    pub fn collision_probability(&self) -> Option<f64> {
+        self.is_exhaustive()
+            .then(|| crate::fingerprint::collision_probability(self.stats.unique_states, 64))
+    }
+
     /// Whether the verdicts are a proof over the whole reachable space (or bounded space).
     pub fn is_exhaustive(&self) -> bool {
         matches!(self.outcome, Outcome::Complete | Outcome::Bounded { .. })

@@ -5,10 +5,14 @@
 //! model's ordinary steps in its own order (the first enabled action that is not a fault) and
 //! injects each scripted fault, by label, at the first step whose virtual time has reached
 //! the fault's time. The run ends when nothing is enabled but faults, when virtual time passes
-//! `until_ms` (a world with periodic timers never goes quiet), or after `max_steps`.
+//! `until_ms` (a world with periodic timers never goes quiet), or after `max_steps`. The run
+//! is one run of the explorer (a `Walk` with the `Script` chooser) that judges no property.
 
+use crate::checker::Judged;
+use crate::chooser::{Chooser, Recording};
+use crate::explorer::{try_explore, Options};
+use crate::frontier::Walk;
 use crate::model::Model;
-use crate::path_log::rebuild_path;
 use crate::report::Path;
 use std::fmt;
 
@@ -59,47 +63,70 @@ pub fn run_script<M: Model>(
     until_ms: u64,
     max_steps: usize,
 ) -> Result<Path<M>, ScriptError> {
-    let mut state = model.init_states().swap_remove(0);
-    let mut pending = faults.iter().peekable();
-    let mut choices = Vec::new();
-    let mut enabled = Vec::new();
-    while choices.len() < max_steps {
-        enabled.clear();
-        model.actions(&state, &mut enabled);
-        let now = model.virtual_time_ms(&state);
-        if now > until_ms {
-            break;
+    let script = Script {
+        pending: faults.iter().peekable(),
+        until_ms,
+        steps_left: max_steps,
+    };
+    let mut walk = Walk::single(None, Recording::new(script, None));
+    let options = Options {
+        stop_at_first_violation: false,
+        judged: Judged::Nothing,
+        ..Options::default()
+    };
+    try_explore(model, &mut walk, options)?;
+    let recording = walk.into_chooser().expect("the walk had its one run");
+    if let Some(&fault) = recording.inner().pending.clone().peek() {
+        return Err(ScriptError {
+            fault: fault.clone(),
+            at_ms: recording
+                .last_state()
+                .map_or(0, |s| model.virtual_time_ms(s)),
+            enabled: Vec::new(),
+        });
+    }
+    Ok(recording.into_path())
+}
+
+/// The model's own order, with each scripted fault taken at its time.
+struct Script<'a> {
+    pending: std::iter::Peekable<std::slice::Iter<'a, ScriptedFault>>,
+    until_ms: u64,
+    steps_left: usize,
+}
+
+impl<M: Model> Chooser<M> for Script<'_> {
+    type Error = ScriptError;
+
+    fn choose_init(&mut self, _count: usize) -> Result<usize, ScriptError> {
+        Ok(0)
+    }
+
+    fn choose(
+        &mut self,
+        model: &M,
+        state: &M::State,
+        enabled: &[M::Action],
+    ) -> Result<Option<usize>, ScriptError> {
+        let now = model.virtual_time_ms(state);
+        if self.steps_left == 0 || now > self.until_ms {
+            return Ok(None);
         }
-        let due = pending.peek().filter(|f| f.at_ms <= now);
-        let choice = match due {
+        let choice = match self.pending.next_if(|f| f.at_ms <= now) {
             Some(fault) => {
-                let labels: Vec<String> = enabled.iter().map(|a| model.label(&state, a)).collect();
+                let labels: Vec<String> = enabled.iter().map(|a| model.label(state, a)).collect();
                 let Some(i) = labels.iter().position(|l| *l == fault.label) else {
                     return Err(ScriptError {
-                        fault: (*fault).clone(),
+                        fault: fault.clone(),
                         at_ms: now,
                         enabled: labels,
                     });
                 };
-                pending.next();
-                i
+                Some(i)
             }
-            None => match enabled.iter().position(|a| !model.is_fault(a)) {
-                Some(i) => i,
-                None => break,
-            },
+            None => enabled.iter().position(|a| !model.is_fault(a)),
         };
-        state = model
-            .next_state(&state, &enabled[choice])
-            .expect("a scripted step is not a no-op");
-        choices.push(choice);
+        self.steps_left -= choice.is_some() as usize;
+        Ok(choice)
     }
-    if let Some(fault) = pending.next() {
-        return Err(ScriptError {
-            fault: fault.clone(),
-            at_ms: model.virtual_time_ms(&state),
-            enabled: Vec::new(),
-        });
-    }
-    Ok(rebuild_path(model, 0, &choices, None))
 }

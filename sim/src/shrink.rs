@@ -6,12 +6,17 @@
 //! and when the candidate runs out the run continues with the first enabled non-fault
 //! action, so that the system can still reach the violation by itself. A candidate is kept
 //! when it violates the property and scores lower on (faults, fault sizes, steps). The score
-//! strictly decreases, so shrinking ends.
+//! strictly decreases, so shrinking ends. A candidate is one run of the explorer (a `Walk`
+//! with the `Loose` chooser) that judges only the property being shrunk and stops at its
+//! first violation, so properties are evaluated as the search evaluates them.
 
-use crate::checker::{Checker, Hit};
+use crate::checker::Judged;
+use crate::chooser::Chooser;
+use crate::explorer::{explore, Options};
+use crate::frontier::Walk;
 use crate::model::Model;
-use crate::path_log::rebuild_path;
-use crate::report::Path;
+use crate::report::{Path, Status};
+use std::convert::Infallible;
 
 /// Bounds on the work of the shrinker.
 #[derive(Clone, Copy, Debug)]
@@ -40,30 +45,31 @@ pub fn shrink<M: Model>(
     property: &str,
     options: ShrinkOptions,
 ) -> Option<Path<M>> {
-    let checker = Checker::new(model.properties());
-    let target = checker.props.iter().position(|p| p.name == property)?;
-    let run = |actions: &[M::Action]| attempt(model, &checker, target, path.init, actions, options);
+    if !model.properties().iter().any(|p| p.name == property) {
+        return None;
+    }
+    let run = |actions: &[M::Action]| attempt(model, property, path, actions, options);
     let original: Vec<M::Action> = path.steps.iter().map(|s| s.action.clone()).collect();
-    let (mut best_choices, mut best) = run(&original)?;
-    let mut best_score = score(model, &best);
+    let mut best = run(&original)?;
+    let mut best_score = score(model, &best.0);
     let mut attempts = 0;
     'improve: loop {
-        for candidate in candidates(model, &best) {
+        for candidate in candidates(model, &best.0) {
             attempts += 1;
             if attempts > options.max_attempts {
                 break 'improve;
             }
-            if let Some((choices, actions)) = run(&candidate) {
-                let s = score(model, &actions);
+            if let Some(found) = run(&candidate) {
+                let s = score(model, &found.0);
                 if s < best_score {
-                    (best_choices, best, best_score) = (choices, actions, s);
+                    (best, best_score) = (found, s);
                     continue 'improve;
                 }
             }
         }
         break;
     }
-    Some(rebuild_path(model, path.init, &best_choices, path.seed))
+    Some(best.1)
 }
 
 /// (faults, total size rank, steps): lower is simpler. The shrinker only ever keeps a
@@ -106,67 +112,71 @@ fn candidates<M: Model>(model: &M, actions: &[M::Action]) -> Vec<Vec<M::Action>>
     out
 }
 
-/// Runs `actions` loosely from initial state `init`; returns the choices and actions
-/// actually taken up to the first violation of property `target`, if it is violated.
+/// Runs `actions` loosely from `path`'s initial state; returns the actions taken up to the
+/// first violation of `property` and that path, if it is violated.
 fn attempt<M: Model>(
     model: &M,
-    checker: &Checker<M>,
-    target: usize,
-    init: usize,
+    property: &str,
+    path: &Path<M>,
     actions: &[M::Action],
     options: ShrinkOptions,
-) -> Option<(Vec<usize>, Vec<M::Action>)> {
-    let mut state = model.init_states().into_iter().nth(init)?;
-    let mut obligations = checker.initial_obligations(model.virtual_time_ms(&state));
-    let mut hits = Vec::new();
-    let violated = |hits: &mut Vec<(usize, Hit)>| {
-        let v = hits.iter().any(|&(i, h)| i == target && h == Hit::Violated);
-        hits.clear();
-        v
+) -> Option<(Vec<M::Action>, Path<M>)> {
+    let loose = Loose {
+        init: path.init,
+        remembered: actions.iter(),
+        extension: 0,
+        max_extension: options.max_extension,
     };
-    let check = |state: &M::State, obligations: &mut _, hits: &mut _| {
-        let vt = model.virtual_time_ms(state);
-        checker.update_obligations(model, state, vt, obligations, hits);
-        checker.evaluate(model, state, hits);
+    let mut walk = Walk::single(path.seed, loose);
+    let options = Options {
+        judged: Judged::Only(property.to_string()),
+        ..Options::default()
     };
-    check(&state, &mut obligations, &mut hits);
-    if violated(&mut hits) {
-        return Some((Vec::new(), Vec::new()));
+    let report = explore(model, &mut walk, options);
+    let verdict = report.properties.into_iter().find(|p| p.name == property)?;
+    match verdict.status {
+        Status::Violated(found) => {
+            let taken = found.steps.iter().map(|s| s.action.clone()).collect();
+            Some((taken, found))
+        }
+        _ => None,
     }
-    let (mut choices, mut taken) = (Vec::new(), Vec::new());
-    let mut remembered = actions.iter();
-    let mut extension = 0;
-    let mut enabled = Vec::new();
-    loop {
-        enabled.clear();
-        model.actions(&state, &mut enabled);
+}
+
+/// Takes each remembered action the model offers and skips the others; once they run out,
+/// the first enabled non-fault action, for at most `max_extension` steps.
+struct Loose<'a, A> {
+    init: usize,
+    remembered: std::slice::Iter<'a, A>,
+    extension: usize,
+    max_extension: usize,
+}
+
+impl<M: Model> Chooser<M> for Loose<'_, M::Action> {
+    type Error = Infallible;
+
+    fn choose_init(&mut self, _count: usize) -> Result<usize, Infallible> {
+        Ok(self.init)
+    }
+
+    fn choose(
+        &mut self,
+        model: &M,
+        _state: &M::State,
+        enabled: &[M::Action],
+    ) -> Result<Option<usize>, Infallible> {
         if enabled.is_empty() {
-            checker.at_terminal(&obligations, &mut hits);
-            return violated(&mut hits).then_some((choices, taken));
+            return Ok(None);
         }
-        let choice = loop {
-            match remembered.next() {
-                Some(a) => {
-                    if let Some(i) = enabled.iter().position(|e| e == a) {
-                        break Some(i);
-                    }
-                }
-                None => {
-                    extension += 1;
-                    break enabled.iter().position(|e| !model.is_fault(e));
-                }
+        for a in self.remembered.by_ref() {
+            if let Some(i) = enabled.iter().position(|e| e == a) {
+                return Ok(Some(i));
             }
-        };
-        let i = choice?;
-        if extension > options.max_extension {
-            return None;
         }
-        state = model.next_state(&state, &enabled[i])?;
-        choices.push(i);
-        taken.push(enabled[i].clone());
-        check(&state, &mut obligations, &mut hits);
-        if violated(&mut hits) {
-            return Some((choices, taken));
+        self.extension += 1;
+        if self.extension > self.max_extension {
+            return Ok(None);
         }
+        Ok(enabled.iter().position(|e| !model.is_fault(e)))
     }
 }

@@ -3,14 +3,14 @@
 //! A trace records what is needed to run the same steps again and to know whether that is
 //! still meaningful: the format version, the tool version, the model's name and
 //! configuration hash, the seed of the random run (if any), the property that failed, the
-//! initial state and the *labelled* choices. Replay follows the labels one by one and
-//! refuses, naming the step, when the model offers no action with the recorded label.
+//! initial state and the *labelled* choices. Replay is one run of the explorer whose chooser
+//! follows the labels one by one (refusing, naming the step, when the model offers no action
+//! with the recorded label) and keeps the path it takes: the trace is executed once.
 
-use crate::chooser::{Chooser, ReplayChooser, ReplayMismatch};
-use crate::explorer::{explore, Options};
+use crate::chooser::{Recording, ReplayChooser, ReplayMismatch};
+use crate::explorer::{try_explore, Options};
 use crate::frontier::Walk;
 use crate::model::Model;
-use crate::path_log::rebuild_path;
 use crate::report::{Path, Report};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -193,13 +193,11 @@ pub fn replay<M: Model>(model: &M, trace: &Trace) -> Result<Replay<M>, TraceErro
         });
     }
     trace.check_model(model)?;
-    let path = follow_labels(model, trace.seed, trace.init, trace.labels())?;
-    let mut walk = Walk::replay(trace.seed, trace.init, trace.labels());
     let options = Options {
         stop_at_first_violation: false,
         ..Options::default()
     };
-    let report = explore(model, &mut walk, options)?;
+    let (path, report) = follow(model, trace.seed, trace.init, trace.labels(), options)?;
     Ok(Replay { path, report })
 }
 
@@ -254,35 +252,32 @@ fn check_property<M: Model>(trace: &Trace, report: &Report<M>) -> Result<(), Tra
     Ok(())
 }
 
-/// The path that follows `labels` from initial state `init`.
+/// The path that follows `labels` from initial state `init` (no property is evaluated).
 pub fn follow_labels<M: Model>(
     model: &M,
     seed: Option<u64>,
     init: usize,
     labels: Vec<String>,
 ) -> Result<Path<M>, ReplayMismatch> {
-    let count = labels.len();
-    let mut chooser = ReplayChooser::new(init, labels);
-    let mut state = model
-        .init_states()
-        .into_iter()
-        .nth(Chooser::<M>::choose_init(
-            &mut chooser,
-            model.init_states().len(),
-        )?)
-        .expect("choose_init checks the index");
-    let mut choices = Vec::with_capacity(count);
-    let mut enabled = Vec::new();
-    for _ in 0..count {
-        enabled.clear();
-        model.actions(&state, &mut enabled);
-        let i = chooser
-            .choose(model, &state, &enabled)?
-            .expect("labels remain, so the chooser picks or refuses");
-        choices.push(i);
-        state = model
-            .next_state(&state, &enabled[i])
-            .expect("internal bug: a replayed action is a no-op");
-    }
-    Ok(rebuild_path(model, init, &choices, seed))
+    let options = Options {
+        stop_at_first_violation: false,
+        judged: crate::checker::Judged::Nothing,
+        ..Options::default()
+    };
+    Ok(follow(model, seed, init, labels, options)?.0)
+}
+
+/// One run of the explorer along `labels`, with the path it took and its report.
+fn follow<M: Model>(
+    model: &M,
+    seed: Option<u64>,
+    init: usize,
+    labels: Vec<String>,
+    options: Options,
+) -> Result<(Path<M>, Report<M>), ReplayMismatch> {
+    let chooser = Recording::new(ReplayChooser::new(init, labels), seed);
+    let mut walk = Walk::single(seed, chooser);
+    let report = try_explore(model, &mut walk, options)?;
+    let recording = walk.into_chooser().expect("the walk had its one run");
+    Ok((recording.into_path(), report))
 }

@@ -51,8 +51,9 @@ impl VisitedSet {
         self.len
     }
 
+    /// Whether no fingerprint is stored.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Bytes held by the table.

@@ -19,7 +19,7 @@ fn golden_world() -> lockcheck_sim::world::World<common::Node> {
 
 fn trace_of_first_violating_seed() -> Trace {
     let world = golden_world();
-    let report = explore(&world, &mut Walk::random(0..1_000), Options::default()).unwrap();
+    let report = explore(&world, &mut Walk::random(0..1_000), Options::default());
     let (property, path) = report
         .first_violation()
         .expect("a seed below 1000 violates");

@@ -22,8 +22,7 @@ proptest! {
         prop_assume!(work_ms < ttl_ms);
         let mut lease = Lease::new(ttl_ms, work_ms, pause_ms);
         lease.delays_ms = vec![delay_ms];
-        let report = explore(&lease.world(), &mut BreadthFirst::default(), Options::default())
-            .unwrap();
+        let report = explore(&lease.world(), &mut BreadthFirst::default(), Options::default());
         let violated = report.property("mutual-exclusion").unwrap().status.is_violated();
         prop_assert_eq!(violated, pause_ms + work_ms >= ttl_ms + 2 * delay_ms);
         if !violated {
@@ -42,8 +41,7 @@ proptest! {
     ) {
         prop_assume!(work_ms < ttl_ms);
         let world = Lease::new(ttl_ms, work_ms, pause_ms).world();
-        let random = explore(&world, &mut Walk::random(first_seed..first_seed + 20), Options::default())
-            .unwrap();
+        let random = explore(&world, &mut Walk::random(first_seed..first_seed + 20), Options::default());
         if let Some((_, path)) = random.first_violation() {
             prop_assert_eq!(common::holders(path.last_state()), 2);
             prop_assert!(pause_ms + work_ms >= ttl_ms);

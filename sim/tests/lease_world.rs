@@ -10,7 +10,7 @@ use lockcheck_sim::{
 };
 
 fn exhaustive(world: &World<Node>) -> Report<World<Node>> {
-    explore(world, &mut BreadthFirst::default(), Options::default()).expect("no replay")
+    explore(world, &mut BreadthFirst::default(), Options::default())
 }
 
 fn exhaustive_all(world: &World<Node>) -> Report<World<Node>> {
@@ -18,7 +18,7 @@ fn exhaustive_all(world: &World<Node>) -> Report<World<Node>> {
         stop_at_first_violation: false,
         ..Options::default()
     };
-    explore(world, &mut BreadthFirst::default(), options).expect("no replay")
+    explore(world, &mut BreadthFirst::default(), options)
 }
 
 fn violated(report: &Report<World<Node>>) -> bool {
@@ -30,7 +30,7 @@ fn violated(report: &Report<World<Node>>) -> bool {
 }
 
 fn random(world: &World<Node>, seeds: std::ops::Range<u64>) -> Report<World<Node>> {
-    explore(world, &mut Walk::random(seeds), Options::default()).expect("no replay")
+    explore(world, &mut Walk::random(seeds), Options::default())
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn a_violation_path_ends_with_two_holders_and_a_pause_in_it() {
 fn breadth_first_counterexample_is_never_longer_than_depth_first() {
     let world = Lease::new(10, 5, 5).world();
     let bfs = exhaustive(&world);
-    let dfs = explore(&world, &mut DepthFirst::default(), Options::default()).unwrap();
+    let dfs = explore(&world, &mut DepthFirst::default(), Options::default());
     let len = |r: &Report<World<Node>>| r.first_violation().unwrap().1.steps.len();
     assert!(
         len(&bfs) <= len(&dfs),
@@ -113,8 +113,8 @@ fn depth_first_and_breadth_first_agree_on_unique_state_counts() {
             stop_at_first_violation: false,
             ..Options::default()
         };
-        let bfs = explore(&world, &mut BreadthFirst::default(), options()).unwrap();
-        let dfs = explore(&world, &mut DepthFirst::default(), options()).unwrap();
+        let bfs = explore(&world, &mut BreadthFirst::default(), options());
+        let dfs = explore(&world, &mut DepthFirst::default(), options());
         assert_eq!(bfs.outcome, Outcome::Complete);
         assert_eq!(dfs.outcome, Outcome::Complete);
         assert_eq!(bfs.stats.unique_states, dfs.stats.unique_states);

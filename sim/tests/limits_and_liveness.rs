@@ -28,7 +28,7 @@ fn all(options: Options) -> Options {
 }
 
 fn run(world: &World<Node>, options: Options) -> Report<World<Node>> {
-    explore(world, &mut BreadthFirst::default(), all(options)).unwrap()
+    explore(world, &mut BreadthFirst::default(), all(options))
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn depth_and_virtual_time_bounds_give_a_bounded_outcome() {
 #[test]
 fn stop_at_first_violation_or_explore_everything() {
     let world = Lease::new(10, 5, 5).world();
-    let first = explore(&world, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let first = explore(&world, &mut BreadthFirst::default(), Options::default());
     assert_eq!(first.outcome, Outcome::StoppedAtViolation);
     let everything = run(&world, Options::default());
     assert_eq!(everything.outcome, Outcome::Complete);
@@ -144,6 +144,38 @@ fn stop_at_first_violation_or_explore_everything() {
         .status
         .is_violated());
     assert!(everything.stats.unique_states > first.stats.unique_states);
+}
+
+/// Searching on after a violation until every property is settled stops as soon as the
+/// last one is, with the same first counterexamples a search of everything finds, and it
+/// searches everything when one property holds.
+#[test]
+fn stop_when_every_property_is_settled() {
+    let world = Lease::new(10, 5, 5)
+        .world()
+        .with_property(Property::always("both-never-done", |_, s: &State| {
+            !both_done(s)
+        }));
+    let settled_options = || Options {
+        stop_when_all_settled: true,
+        ..Options::default()
+    };
+    let settled = run(&world, settled_options());
+    let everything = run(&world, Options::default());
+    assert_eq!(settled.outcome, Outcome::AllSettled);
+    assert_eq!(everything.outcome, Outcome::Complete);
+    assert!(settled.stats.unique_states < everything.stats.unique_states);
+    for name in ["mutual-exclusion", "both-never-done"] {
+        let path = |r: &Report<World<Node>>| match &r.property(name).unwrap().status {
+            Status::Violated(p) => p.labels(),
+            _ => panic!("{name} is violated"),
+        };
+        assert_eq!(path(&settled), path(&everything), "{name}");
+    }
+    let one_holds = world.with_property(Property::always("true", |_, _| true));
+    let report = run(&one_holds, settled_options());
+    assert_eq!(report.outcome, Outcome::Complete);
+    assert_eq!(report.stats.unique_states, everything.stats.unique_states);
 }
 
 fn both_done(s: &State) -> bool {
@@ -202,7 +234,7 @@ fn a_leads_to_bound_shorter_than_the_work_is_violated() {
         |_, s: &State| phase(s, CLIENT_1) == Some(Phase::Holding),
         |_, s: &State| phase(s, CLIENT_1) == Some(Phase::Done),
     ));
-    let report = explore(&world, &mut DepthFirst::default(), all(Options::default())).unwrap();
+    let report = explore(&world, &mut DepthFirst::default(), all(Options::default()));
     let Status::Violated(path) = &report.property("holder-done-within-4ms").unwrap().status else {
         panic!("work takes 5 ms: {report}")
     };
@@ -236,8 +268,7 @@ fn random_walks_in_a_model_that_never_ends_stop_after_their_step_bound() {
         &Forever,
         &mut lockcheck_sim::Walk::random(0..3).with_max_steps(500),
         Options::default(),
-    )
-    .unwrap();
+    );
     assert_eq!(report.outcome, Outcome::RunsDone { runs: 3 });
     assert_eq!(report.stats.max_depth, 500);
     assert_eq!(report.stats.unique_states, 501);

@@ -1,11 +1,15 @@
 //! The pausable-lock benchmark model reproduces the reference state counts of the spec
-//! (`shared/bench/pausable-lock.md`) and its analytic violation rule.
+//! (`bench/compare/README.md`) and its analytic violation rule.
 
-use lockcheck_sim::bench_model::{Action, LockState, PausableLock, Pc};
+#[allow(dead_code)] // The tests use part of the model; the benchmark uses the rest.
+#[path = "../../bench/compare/lockcheck/pausable_lock.rs"]
+mod pausable_lock;
+
 use lockcheck_sim::{
-    explore, BreadthFirst, DepthFirst, Entry, Frontier, Limit, Model, Options, Outcome, Report,
+    explore, BreadthFirst, DepthFirst, Frontier, Limit, Model, Options, Outcome, Pending, Report,
     RunStart,
 };
+use pausable_lock::{Action, LockState, PausableLock, Pc};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
@@ -17,13 +21,13 @@ fn exhaustive() -> Options {
 }
 
 fn bfs(model: &PausableLock) -> Report<PausableLock> {
-    let report = explore(model, &mut BreadthFirst::default(), exhaustive()).expect("no replay");
+    let report = explore(model, &mut BreadthFirst::default(), exhaustive());
     assert_eq!(report.outcome, Outcome::Complete);
     report
 }
 
 fn dfs(model: &PausableLock) -> Report<PausableLock> {
-    let report = explore(model, &mut DepthFirst::default(), exhaustive()).expect("no replay");
+    let report = explore(model, &mut DepthFirst::default(), exhaustive());
     assert_eq!(report.outcome, Outcome::Complete);
     report
 }
@@ -112,8 +116,7 @@ fn the_breadth_first_counterexample_is_the_shortest_and_ends_with_two_holders() 
 fn breadth_first_search_stopping_at_the_first_violation_returns_the_same_shortest_path() {
     let model = small();
     let full = bfs(&model);
-    let stopped =
-        explore(&model, &mut BreadthFirst::default(), Options::default()).expect("no replay");
+    let stopped = explore(&model, &mut BreadthFirst::default(), Options::default());
     assert_eq!(stopped.outcome, Outcome::StoppedAtViolation);
     assert!(stopped.stats.unique_states < full.stats.unique_states);
     let labels = |r: &Report<PausableLock>| r.first_violation().expect("violated").1.labels();
@@ -127,23 +130,25 @@ fn a_state_limit_ends_breadth_first_search_as_a_named_outcome() {
         max_states: Some(10_000),
         ..exhaustive()
     };
-    let report = explore(&model, &mut BreadthFirst::default(), options).expect("no replay");
+    let report = explore(&model, &mut BreadthFirst::default(), options);
     assert_eq!(report.outcome, Outcome::LimitReached(Limit::States));
     assert!(report.stats.unique_states >= 10_000);
     assert!(report.stats.unique_states < 10_100);
 }
 
 /// A queue that does not let the explorer look ahead: the reference for breadth-first search.
-struct PlainQueue(VecDeque<Entry<LockState>>, bool);
+struct PlainQueue(VecDeque<Pending<LockState>>, bool);
 
 impl Frontier<PausableLock> for PlainQueue {
+    type Error = std::convert::Infallible;
+
     fn next_run(&mut self) -> Option<RunStart> {
         (!std::mem::replace(&mut self.1, true)).then_some(RunStart { seed: None })
     }
-    fn push(&mut self, entry: Entry<LockState>) {
+    fn push(&mut self, entry: Pending<LockState>) {
         self.0.push_back(entry);
     }
-    fn pop(&mut self) -> Option<Entry<LockState>> {
+    fn pop(&mut self) -> Option<Pending<LockState>> {
         self.0.pop_front()
     }
     fn len(&self) -> usize {
@@ -159,9 +164,8 @@ fn looking_ahead_in_breadth_first_search_changes_no_statistic_and_no_path() {
                 stop_at_first_violation: stop,
                 ..Options::default()
             };
-            let ahead = explore(&model, &mut BreadthFirst::default(), options()).expect("bfs");
-            let plain = explore(&model, &mut PlainQueue(VecDeque::new(), false), options())
-                .expect("plain queue");
+            let ahead = explore(&model, &mut BreadthFirst::default(), options());
+            let plain = explore(&model, &mut PlainQueue(VecDeque::new(), false), options());
             assert_eq!(ahead.outcome, plain.outcome);
             assert_eq!(ahead.stats, plain.stats, "{} stop={stop}", model.name());
             let labels = |r: &Report<PausableLock>| r.first_violation().map(|(_, p)| p.labels());

@@ -2,7 +2,7 @@
 //! are found interchangeable and why others are refused, canonical fingerprints that do
 //! not depend on which client plays which role, and the same verdicts with and without the
 //! reduction (alone and with partial-order reduction), with counterexamples that replay and
-//! shrink on the full model.
+//! shrink on the full model; sharded search under symmetry merges to the unsharded one.
 
 mod common;
 
@@ -12,8 +12,9 @@ use lockcheck_sim::world::{
     SymmetryRequest, World, WorldAction,
 };
 use lockcheck_sim::{
-    explore, replay, shrink, BreadthFirst, DepthFirst, Model, Options, Prng, Property, Reductions,
-    Report, ShrinkOptions, Status, Symmetry, Trace,
+    bfs_order, choice_path, explore, explore_shard, replay, shrink, union_len, BreadthFirst,
+    DepthFirst, Model, Options, Prng, Property, Reductions, Report, ShardPlan, ShrinkOptions,
+    Status, Symmetry, Trace,
 };
 use proptest::prelude::*;
 
@@ -129,18 +130,18 @@ fn search(world: &World<Node>, reductions: Reductions, depth_first: bool) -> Rep
         reductions,
         ..Options::default()
     };
-    let report = if depth_first {
+    if depth_first {
         explore(world, &mut DepthFirst::default(), options)
     } else {
         explore(world, &mut BreadthFirst::default(), options)
-    };
-    report.unwrap()
+    }
 }
 
 fn reductions(partial_order: bool, symmetry: bool) -> Reductions {
     Reductions {
         partial_order,
         symmetry,
+        dead_values: false,
     }
 }
 
@@ -380,5 +381,53 @@ proptest! {
         lease.paused = paused[..clients].to_vec();
         lease.delays_ms = if two_delays { vec![1, 2] } else { vec![1] };
         compare(&lease);
+    }
+}
+
+/// Symmetry reduction in sharded search: 3 shards of a world with identical clients, merged
+/// (the union of their keys, each property's hit first in breadth-first order), give the
+/// unsharded search's unique-state count, verdicts and paths under the reduction.
+#[test]
+fn sharded_search_under_symmetry_merges_to_the_unsharded_search() {
+    for (clients, ttl_ms, work_ms, pause_ms) in [(2, 100, 60, 50), (3, 80, 40, 50)] {
+        let world = Lease::uniform(clients, ttl_ms, work_ms, pause_ms).world();
+        let whole = search(&world, reductions(false, true), false);
+        assert!(whole.symmetry.is_on());
+        let shards: Vec<_> = (0..3)
+            .map(|k| {
+                let plan = ShardPlan::new(3, k).unwrap().with_roots_per_shard(4);
+                let options = Options {
+                    stop_at_first_violation: false,
+                    reductions: reductions(false, true),
+                    ..Options::default()
+                };
+                explore_shard(&world, plan, options)
+            })
+            .collect();
+        assert!(shards
+            .iter()
+            .all(|s| s.split.is_some() && s.report.symmetry.is_on()));
+        let merged = union_len(shards.iter().map(|s| s.keys.iter().copied()).collect());
+        assert_eq!(merged, whole.stats.unique_states, "{clients} clients");
+        let summed: u64 = shards.iter().map(|s| s.report.stats.unique_states).sum();
+        assert!(summed > merged, "the shards share their prefix");
+        for (i, p) in whole.properties.iter().enumerate() {
+            let first = shards
+                .iter()
+                .filter_map(|s| s.report.properties[i].status.path())
+                .map(|path| (choice_path(&world, path), path.labels()))
+                .min_by(|a, b| bfs_order(&a.0, &b.0));
+            let status_words: Vec<_> = shards
+                .iter()
+                .map(|s| s.report.properties[i].status.word())
+                .collect();
+            assert!(status_words.contains(&p.status.word()), "{}", p.name);
+            assert_eq!(
+                first.map(|f| f.1),
+                p.status.path().map(|path| path.labels()),
+                "{clients} clients: {}'s path",
+                p.name
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use lockcheck_sim::{explore, replay, replay_checked, BreadthFirst, Options, Trac
 
 fn violation_trace() -> (lockcheck_sim::world::World<common::Node>, Trace) {
     let world = Lease::new(10, 5, 5).world();
-    let report = explore(&world, &mut BreadthFirst::default(), Options::default()).unwrap();
+    let report = explore(&world, &mut BreadthFirst::default(), Options::default());
     let (property, path) = report.first_violation().expect("pause + work >= ttl");
     let trace = Trace::from_path(&world, path, Some(property));
     (world, trace)

@@ -3,7 +3,7 @@
 //! Each test drives a small world of `Recorder` actors through chosen labels and reads what
 //! each actor recorded (its local clock readings at each event).
 
-use lockcheck_sim::trace::follow_labels;
+use lockcheck_sim::follow_labels;
 use lockcheck_sim::world::{
     Actor, ClockSpec, Context, CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault,
     ProcessId, ProcessSpec, StateOf, World,
@@ -29,6 +29,7 @@ impl Actor for Recorder {
     type Msg = &'static str;
     type Timer = &'static str;
     type State = Log;
+    type Fault = lockcheck_sim::world::NoFault;
 
     fn on_start(&self, ctx: &mut Context<&'static str, &'static str>) -> Log {
         for (to, m) in &self.greetings {
@@ -393,6 +394,7 @@ impl Actor for Chooser {
     type Msg = ();
     type Timer = &'static str;
     type State = Waited;
+    type Fault = lockcheck_sim::world::NoFault;
     fn on_start(&self, ctx: &mut Context<(), &'static str>) -> Waited {
         ctx.set_timer_among("work", vec![300, 100, 200]);
         Waited {
@@ -448,6 +450,6 @@ fn a_timer_set_among_durations_is_a_labelled_choice_explored_exhaustively() {
         stop_at_first_violation: false,
         ..Options::default()
     };
-    let report = explore(&w, &mut BreadthFirst::default(), options).unwrap();
+    let report = explore(&w, &mut BreadthFirst::default(), options);
     assert!(report.hollow().is_empty(), "{report}");
 }

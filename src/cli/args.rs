@@ -35,6 +35,9 @@ pub enum Command {
     /// Check a scenario: exhaustively (breadth-first, shortest counterexample) or by seeded
     /// random walks.
     Check(CheckArgs),
+    /// Combine the result files of a sharded check into one verdict, one shortest
+    /// counterexample and the statistics of the whole search.
+    Merge(MergeArgs),
     /// Replay a saved trace exactly and print its timeline.
     Replay(ReplayArgs),
     /// Write a smaller trace that still violates the same oracle.
@@ -102,6 +105,39 @@ pub struct CheckArgs {
     /// saved.
     #[arg(long)]
     pub stats: bool,
+    /// Keep searching after the first violation until every oracle has a verdict; each
+    /// violated oracle gets a counterexample and a trace of its own
+    /// (`<scenario>.<oracle>.trace.json` in the trace folder).
+    #[arg(long, conflicts_with = "output")]
+    pub all_oracles: bool,
+    /// Split the exhaustive search into this many shards and run one of them (`--shard`);
+    /// `lockcheck merge` combines their result files.
+    #[arg(long, value_name = "N", requires = "shard", conflicts_with = "random")]
+    pub shards: Option<u32>,
+    /// Which shard to run, from 0 to N-1.
+    #[arg(long, value_name = "K", requires = "shards")]
+    pub shard: Option<u32>,
+    /// The folder a shard writes its result file and key file in.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-shards")]
+    pub shard_dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The result files of a sharded check (`<scenario>.shard-K-of-N.json`), one per shard.
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// Merge even when shards are missing: violations found are reported (not necessarily
+    /// the shortest), and no run without one is called safe.
+    #[arg(long)]
+    pub partial: bool,
+    /// Where to save the merged counterexample's trace (default: `<scenario>.trace.json` in
+    /// the trace folder).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The folder traces are saved in unless `--output` names a file.
+    #[arg(long, value_name = "DIR", default_value = "lockcheck-traces")]
+    pub trace_dir: PathBuf,
 }
 
 #[derive(Args, Debug)]

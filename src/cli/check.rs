@@ -1,5 +1,7 @@
 //! `check`: one search of a scenario, its outcome, statistics and verdict; a violation is
-//! saved as a trace with the command that replays it.
+//! saved as a trace with the command that replays it. When the scenario states an `[expect]`,
+//! the verdict is compared with it (`matches expectation` or `DIFFERS from expectation`;
+//! the exit code does not change).
 //!
 //! A search that ends without a verdict says why: the limit reached (the memory limit with
 //! its size, and whether it was the default), or the signal that interrupted it; either way
@@ -14,6 +16,7 @@ use super::words::{faults_in, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::check::{Checked, Mode};
+use crate::expectation::Expectation;
 use crate::interrupt;
 use crate::oracles::RedisWorld;
 use crate::report::{seconds, timeline};
@@ -24,23 +27,32 @@ use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-fn default_trace_path(dir: &Path, scenario: &Scenario) -> PathBuf {
-    let safe: String = scenario
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    dir.join(format!("{safe}.trace.json"))
+/// Where a violation's trace goes unless `--output` names a file: `<scenario>.trace.json`,
+/// or with `--all-oracles` `<scenario>.<oracle>.trace.json`, in the trace folder.
+pub(super) fn default_trace_path(dir: &Path, scenario: &Scenario, oracle: Option<&str>) -> PathBuf {
+    let safe = |name: &str| -> String {
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let name = match oracle {
+        Some(oracle) => format!("{}.{}", safe(&scenario.name), safe(oracle)),
+        None => safe(&scenario.name),
+    };
+    dir.join(format!("{name}.trace.json"))
 }
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
     let scenario = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
+    if let (Some(shards), Some(shard)) = (a.shards, a.shard) {
+        return super::shard_check::cmd_check_shard(a, &scenario, shards, shard, json_out);
+    }
     let mode = if a.random {
         Mode::Random {
             first: a.first_seed,
@@ -49,9 +61,12 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     } else {
         Mode::Exhaustive
     };
-    let checked = run_check(&scenario, mode, &a.limits, json_out)?;
+    let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
-    let Some(violation) = checked.report.first_violation() else {
+    let expectation = Expectation::of(&checked, &scenario.expect);
+    j["expectation"] = expectation.json();
+    let violations = checked.violations();
+    if violations.is_empty() {
         let hollow = checked.report.hollow();
         let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
         text.push_str(&line);
@@ -61,6 +76,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
                 hollow.join(", ")
             ));
         }
+        text.extend(expectation.line());
         j["verdict"] = json!(verdict);
         j["never_witnessed"] = json!(hollow);
         return Ok(Output {
@@ -68,12 +84,23 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
             json: j,
             code,
         });
-    };
-    let (more, more_json) = violation_output(a, &scenario, &checked, violation)?;
-    text.push_str(&more);
-    for (k, v) in more_json.as_object().into_iter().flatten() {
+    }
+    let mut each = Vec::new();
+    for (i, &violation) in violations.iter().enumerate() {
+        let (more, more_json) = violation_output(a, &scenario, &checked, violation)?;
+        match more.strip_prefix("verdict: ") {
+            Some(rest) if i > 0 => text.push_str(&format!("\nand {rest}")),
+            _ => text.push_str(&more),
+        }
+        each.push(more_json);
+    }
+    for (k, v) in each[0].as_object().into_iter().flatten() {
         j[k] = v.clone();
     }
+    if a.all_oracles {
+        j["violations"] = json!(each);
+    }
+    text.extend(expectation.line());
     Ok(Output {
         text,
         json: j,
@@ -124,6 +151,8 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         text.push_str(&stats::branching_text(&report.stats));
     }
     text.push_str(&stats::reductions_text(report));
+    text.push_str(&stats::search_text(report));
+    j["search"] = stats::search_json(report);
     if let Outcome::LimitReached(l) = report.outcome {
         j["limit"] = json!(l.to_string());
     }
@@ -147,10 +176,11 @@ fn violation_output(
 ) -> Result<(String, Value), CliError> {
     let entries = timeline::entries(&checked.world, path);
     let trace = Trace::from_path(&checked.world, path, Some(oracle));
+    let own_name = a.all_oracles.then_some(oracle);
     let file = a
         .output
         .clone()
-        .unwrap_or_else(|| default_trace_path(&a.trace_dir, scenario));
+        .unwrap_or_else(|| default_trace_path(&a.trace_dir, scenario, own_name));
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
     }
@@ -175,7 +205,7 @@ fn violation_output(
         "replay_command": saved.replay_command,
     });
     if let Some(seed) = path.seed {
-        let rerun = rerun_command(&a.scenario, &a.sets, seed);
+        let rerun = rerun_command(&a.scenario, &a.sets, a.all_oracles, seed);
         text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
         j["seed"] = json!(seed);
         j["rerun_command"] = json!(rerun);

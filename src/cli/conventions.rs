@@ -95,7 +95,7 @@ mod tests {
         assert!(VERSION.contains(&format!("trace file format {}", crate::saved::SAVED_FORMAT)));
         assert!(VERSION.contains(&format!(
             "kernel trace format {}",
-            lockcheck_sim::trace::FORMAT_VERSION
+            lockcheck_sim::FORMAT_VERSION
         )));
     }
 }

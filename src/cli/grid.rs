@@ -32,7 +32,7 @@ pub(super) fn point_checked(
     mode: Mode,
     limits: &Limits,
 ) -> Result<(Found, Checked), InputError> {
-    let checked = run_check(scenario, mode, limits, true)?;
+    let checked = run_check(scenario, mode, limits, true, false)?;
     let found = found(&checked);
     Ok((found, checked))
 }

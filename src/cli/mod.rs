@@ -1,5 +1,5 @@
-//! The `lockcheck` command line: `scenarios`, `show`, `check`, `replay`, `shrink`, `sweep`,
-//! `boundary` and `explain`. Every command prints text, or one JSON object with `--json`,
+//! The `lockcheck` command line: `scenarios`, `show`, `check` (whole, or one shard of the
+//! search), `merge`, `replay`, `shrink`, `sweep`, `boundary` and `explain`. Every command prints text, or one JSON object with `--json`,
 //! and exits with a documented code ([`EXIT_CODES`]). Bad input is one clear error naming the
 //! file, line and field (exit 2), never a panic; a file that cannot be written exits 4.
 //! One file per command; [`CliError`] carries the exit code of a failure.
@@ -14,11 +14,13 @@ mod error;
 mod explain;
 mod grid;
 mod loaded;
+mod merge;
 mod replay;
 mod rerun;
 mod scenarios;
 pub mod search;
 pub mod set;
+mod shard_check;
 pub mod show;
 mod shrink;
 mod shrink_report;
@@ -39,7 +41,8 @@ pub const EXIT_CODES: &str = "Exit codes:
   0  no violation found (or the command did its job: scenarios, explain)
   1  a violation was found (check, sweep, boundary) or the trace violates (replay, shrink)
   2  bad input or usage: a malformed or inconsistent scenario or trace, unknown option
-  3  a limit (states, time, memory) was reached before a verdict
+  3  a limit (states, time, memory) was reached before a verdict (merge: or shards were
+     missing with --partial and none found a violation)
   4  an output file (trace, chart, heat map) could not be written
   130  interrupted by SIGINT (Ctrl-C): the search stopped and reported what it had
   143  interrupted by SIGTERM, likewise";
@@ -69,6 +72,7 @@ fn run_command(cli: &Cli) -> Result<Output, CliError> {
         Command::Man => Ok(conventions::cmd_man()),
         Command::Diff(a) => diff::cmd_diff(a),
         Command::Check(a) => check::cmd_check(a, cli.json),
+        Command::Merge(a) => merge::cmd_merge(a),
         Command::Replay(a) => replay::cmd_replay(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),
         Command::Sweep(a) => sweep::cmd_sweep(a, cli.json),

@@ -14,6 +14,7 @@ use crate::scenario::{duration, Scenario};
 use crate::InputError;
 use crate::{interrupt, memory, SystemWallClock};
 use clap::Args;
+use lockcheck_sim::WallClock;
 use lockcheck_sim::{Limit, Outcome, Report};
 use serde_json::{json, Value};
 use std::io::IsTerminal;
@@ -49,6 +50,22 @@ pub struct Limits {
     /// interchangeable processes plays which role are then stored apart).
     #[arg(long)]
     pub no_symmetry: bool,
+    /// Switch the value abstraction off (values a process declares dead, such as a finished
+    /// client's bookkeeping, then tell states apart).
+    #[arg(long)]
+    pub no_dead_values: bool,
+    /// Search on this many threads (default: the cores available). The results are the
+    /// same for every number; partial-order reduction runs on one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+}
+
+/// The threads a search uses under `limits`: the number given, or the cores available.
+pub fn threads(limits: &Limits) -> usize {
+    match limits.threads {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
 }
 
 pub(super) fn parse_ms(text: &str) -> Result<u64, String> {
@@ -95,7 +112,7 @@ pub fn memory_limit(limits: &Limits) -> (Option<u64>, bool) {
 
 /// Kernel options: the scenario's, overridden by the limits, with the system wall clock,
 /// the process's memory and its limit, the interrupt flag and (on a terminal) a spinner.
-fn options(
+pub(super) fn options(
     scenario: &Scenario,
     limits: &Limits,
     progress: Option<indicatif::ProgressBar>,
@@ -118,26 +135,48 @@ fn options(
     if limits.no_reduction || limits.no_symmetry {
         o.reductions.symmetry = false;
     }
+    if limits.no_reduction || limits.no_dead_values {
+        o.reductions.dead_values = false;
+    }
     o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
     o.interrupt = Some(interrupt::flag());
-    o.wall_clock = Some(Arc::new(SystemWallClock::start()));
+    o.threads = threads(limits);
+    let clock = Arc::new(SystemWallClock::start());
+    o.wall_clock = Some(clock.clone());
     if let Some(bar) = progress {
+        let threads = o.threads as u64;
         o.progress = Some(Box::new(move |s: &lockcheck_sim::Stats| {
-            bar.set_message(format!(
-                "{} states, {} unique, depth {}, virtual time {}",
-                s.expanded_states,
-                s.unique_states,
-                s.max_depth,
-                seconds(s.max_virtual_time_ms)
-            ));
+            bar.set_message(progress_text(s, clock.elapsed_ms(), threads));
             bar.tick();
         }));
     }
     o
 }
 
+/// The spinner's line: states, states a second, the frontier (a share of it per thread),
+/// depth and virtual time.
+fn progress_text(s: &lockcheck_sim::Stats, elapsed_ms: u64, threads: u64) -> String {
+    let per_thread = if threads > 1 {
+        format!(
+            " ({} a thread on {threads} threads)",
+            s.frontier_states.div_ceil(threads)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{} states, {} unique, {} states/s, frontier {}{per_thread}, depth {}, virtual time {}",
+        s.expanded_states,
+        s.unique_states,
+        per_second(s.unique_states, elapsed_ms),
+        s.frontier_states,
+        s.max_depth,
+        seconds(s.max_virtual_time_ms)
+    )
+}
+
 /// A spinner on stderr when stderr is a terminal and output is for people.
-fn spinner(json: bool) -> Option<indicatif::ProgressBar> {
+pub(super) fn spinner(json: bool) -> Option<indicatif::ProgressBar> {
     if json || !std::io::stderr().is_terminal() {
         return None;
     }
@@ -147,23 +186,32 @@ fn spinner(json: bool) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-/// Checks `scenario` under the command line's limits.
+/// Checks `scenario` under the command line's limits; with `all_oracles`, the search goes on
+/// after the first violation.
 pub fn run_check(
     scenario: &Scenario,
     mode: Mode,
     limits: &Limits,
     json: bool,
+    all_oracles: bool,
 ) -> Result<Checked, InputError> {
     let bar = spinner(json);
-    let o = options(scenario, limits, bar.clone());
-    let checked = check_with(scenario, mode, o).map_err(|e| InputError {
-        field: Some(e.field.clone()),
-        ..InputError::new(e.message.clone())
-    })?;
+    let mut o = options(scenario, limits, bar.clone());
+    o.stop_at_first_violation = !all_oracles;
+    o.stop_when_all_settled = all_oracles;
+    let checked = check_with(scenario, mode, o).map_err(build_error)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     Ok(checked)
+}
+
+/// A scenario that does not build, as the error the commands report.
+pub(super) fn build_error(e: crate::scenario::build::ScenarioError) -> InputError {
+    InputError {
+        field: Some(e.field.clone()),
+        ..InputError::new(e.message.clone())
+    }
 }
 
 pub fn stats_json(report: &Report<RedisWorld>) -> Value {
@@ -192,6 +240,7 @@ pub fn outcome_word(o: &Outcome) -> &'static str {
         Outcome::Bounded { .. } => "bounded",
         Outcome::RunsDone { .. } => "runs_done",
         Outcome::StoppedAtViolation => "stopped_at_violation",
+        Outcome::AllSettled => "all_settled",
         Outcome::LimitReached(_) => "limit_reached",
         Outcome::Interrupted => "interrupted",
     }

@@ -2,7 +2,7 @@
 //! choice) and which reductions ran with what they saved.
 
 use crate::oracles::RedisWorld;
-use lockcheck_sim::{PartialOrder, Report, Stats, Symmetry};
+use lockcheck_sim::{DeadValues, PartialOrder, Report, Stats, Symmetry};
 use serde_json::{json, Value};
 
 /// The branching table (`check --stats`).
@@ -67,7 +67,17 @@ pub fn reductions_text(report: &Report<RedisWorld>) -> String {
         ),
         other => format!("reductions: symmetry {other}\n"),
     };
-    partial_order + &symmetry
+    let dead_values = match &report.dead_values {
+        DeadValues::On => format!(
+            "reductions: dead values on: {} distinct states met, deduplicated to {} ({:.2}x fewer{})\n",
+            s.live_states_met,
+            s.unique_states,
+            s.live_states_met as f64 / s.unique_states.max(1) as f64,
+            if report.symmetry.is_on() { ", with symmetry" } else { "" },
+        ),
+        other => format!("reductions: dead values {other}\n"),
+    };
+    partial_order + &symmetry + &dead_values
 }
 
 /// The reductions as JSON.
@@ -93,5 +103,46 @@ pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
         Symmetry::Off => json!({"status": "off"}),
         Symmetry::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
     };
-    json!({ "partial_order": partial_order, "symmetry": symmetry })
+    let dead_values = match &report.dead_values {
+        DeadValues::On => json!({
+            "status": "on",
+            "states_met": s.live_states_met,
+            "stored": s.unique_states,
+        }),
+        DeadValues::Off => json!({"status": "off"}),
+        DeadValues::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
+    };
+    json!({ "partial_order": partial_order, "symmetry": symmetry, "dead_values": dead_values })
+}
+
+/// How the search ran: its threads and, for a complete search, the probability that two
+/// of its states shared a fingerprint.
+pub fn search_text(report: &Report<RedisWorld>) -> String {
+    let mut text = format!("search: {}", report.threads);
+    if let Some(p) = report.collision_probability() {
+        text.push_str(&format!(
+            ", 64-bit fingerprints: probability that two of the {} states collide {p:.1e}{}",
+            report.stats.unique_states,
+            if p > 1e-6 {
+                " (above one in a million)"
+            } else {
+                ""
+            }
+        ));
+    }
+    text + "\n"
+}
+
+/// [`search_text`] as JSON.
+pub fn search_json(report: &Report<RedisWorld>) -> Value {
+    let mut j = json!({ "threads": report.threads.count() });
+    if let lockcheck_sim::Threads::Refused { asked, why } = &report.threads {
+        j["threads_asked"] = json!(asked);
+        j["threads_refused"] = json!(why);
+    }
+    if let Some(p) = report.collision_probability() {
+        j["fingerprint_bits"] = json!(64);
+        j["collision_probability"] = json!(p);
+    }
+    j
 }

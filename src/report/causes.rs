@@ -5,9 +5,9 @@
 //! start of each belief still held when it fires, and every fault before it).
 
 use super::seconds;
-use crate::oracles::{self, RedisWorld, WorldAction, WorldState};
+use crate::oracles::{self, RedisAction, RedisState, RedisWorld};
 use lockcheck_model::process::ProcessState;
-use lockcheck_model::redis::keyspace::Entry;
+use lockcheck_model::redis::keyspace::KeyEntry;
 use lockcheck_sim::world::Life;
 use lockcheck_sim::{Model, Path};
 
@@ -70,12 +70,12 @@ impl Causes {
 /// owner and deadline), every client's beliefs, every account.
 #[derive(PartialEq)]
 struct LockView<'s> {
-    keys: Vec<(usize, &'s [u8], &'s Entry)>,
+    keys: Vec<(usize, &'s [u8], &'s KeyEntry)>,
     beliefs: Vec<(usize, Vec<&'s [u8]>)>,
     accounts: Vec<&'s lockcheck_model::resource::AccountState>,
 }
 
-fn lock_view<'s>(world: &'s RedisWorld, state: &'s WorldState) -> LockView<'s> {
+fn lock_view<'s>(world: &'s RedisWorld, state: &'s RedisState) -> LockView<'s> {
     let mut keys = Vec::new();
     let mut accounts = Vec::new();
     for (p, proc) in state.procs.iter().enumerate() {
@@ -137,9 +137,9 @@ pub fn find(world: &RedisWorld, path: &Path<RedisWorld>, violation_steps: Option
     causes
 }
 
-fn fault_mark(world: &RedisWorld, action: &WorldAction, at_ms: u64) -> Option<Mark> {
+fn fault_mark(world: &RedisWorld, action: &RedisAction, at_ms: u64) -> Option<Mark> {
     match action {
-        WorldAction::ClockStep { process, delta_ms } => Some(Mark {
+        RedisAction::ClockStep { process, delta_ms } => Some(Mark {
             lane: *process,
             at_ms,
             kind: "clock-step",
@@ -150,7 +150,7 @@ fn fault_mark(world: &RedisWorld, action: &WorldAction, at_ms: u64) -> Option<Ma
                 seconds(delta_ms.unsigned_abs()).trim_end_matches(" s")
             ),
         }),
-        WorldAction::Crash { process, .. } => Some(Mark {
+        RedisAction::Crash { process, .. } => Some(Mark {
             lane: *process,
             at_ms,
             kind: "crash",
@@ -161,7 +161,7 @@ fn fault_mark(world: &RedisWorld, action: &WorldAction, at_ms: u64) -> Option<Ma
 }
 
 /// A restart wherever a process is down in one state and up in the next.
-fn restarts(world: &RedisWorld, states: &[WorldState]) -> Vec<Mark> {
+fn restarts(world: &RedisWorld, states: &[RedisState]) -> Vec<Mark> {
     let mut marks = Vec::new();
     for pair in states.windows(2) {
         for p in 0..pair[1].procs.len() {
@@ -180,7 +180,7 @@ fn restarts(world: &RedisWorld, states: &[WorldState]) -> Vec<Mark> {
 }
 
 /// Each partition's cut links, from the state it starts in to its heal time (or the end).
-fn cuts(world: &RedisWorld, states: &[WorldState], end_ms: u64) -> Vec<Cut> {
+fn cuts(world: &RedisWorld, states: &[RedisState], end_ms: u64) -> Vec<Cut> {
     let mut out: Vec<(usize, Cut)> = Vec::new();
     for (i, state) in states.iter().enumerate() {
         for &(index, heal_ms) in &state.partitions {
@@ -214,7 +214,7 @@ fn cuts(world: &RedisWorld, states: &[WorldState], end_ms: u64) -> Vec<Cut> {
 }
 
 /// For each lock key that a stepped clock expired early: its TTL's end by true time.
-fn true_time_keys(world: &RedisWorld, states: &[WorldState]) -> Vec<TrueTimeKey> {
+fn true_time_keys(world: &RedisWorld, states: &[RedisState]) -> Vec<TrueTimeKey> {
     let mut out: Vec<TrueTimeKey> = Vec::new();
     for state in states {
         for (p, proc) in state.procs.iter().enumerate() {
@@ -299,7 +299,7 @@ fn cause_steps(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Vec<
         let changed = (0..upto).rev().find(|&j| {
             key_of(&lock_view(world, &states[j]), p, &k)
                 != key_of(&lock_view(world, &states[j + 1]), p, &k)
-                && !matches!(path.steps[j].action, WorldAction::Advance)
+                && !matches!(path.steps[j].action, RedisAction::Advance)
         });
         out.extend(changed);
     }

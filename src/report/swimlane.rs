@@ -6,7 +6,7 @@
 
 use super::causes::Causes;
 use super::{escape, seconds, timeline};
-use crate::oracles::{self, RedisWorld, WorldState};
+use crate::oracles::{self, RedisState, RedisWorld};
 use lockcheck_model::process::{Process, ProcessState};
 use lockcheck_model::redis::Value;
 use lockcheck_sim::world::{Life, WorldAction};
@@ -252,11 +252,11 @@ pub fn chart(
 
 /// Every delivered message as an arrow from the step that sent it to the one that delivered
 /// it (`states[k]` is the state before step `k`).
-fn arrows(path: &Path<RedisWorld>, states: &[WorldState]) -> Vec<Arrow> {
+fn arrows(path: &Path<RedisWorld>, states: &[RedisState]) -> Vec<Arrow> {
     let mut arrows = Vec::new();
     for (j, step) in path.steps.iter().enumerate() {
         if let WorldAction::Deliver { from, to, msg } = &step.action {
-            let present = |s: &WorldState| {
+            let present = |s: &RedisState| {
                 s.in_flight
                     .iter()
                     .any(|m| m.from == *from && m.to == *to && m.msg == *msg)
@@ -466,7 +466,7 @@ impl Chart {
     }
 
     /// A self-contained HTML page: the chart, a legend and the timeline.
-    pub fn html(&self, entries: &[timeline::Entry], violated: Option<&str>) -> String {
+    pub fn html(&self, entries: &[timeline::TimelineEntry], violated: Option<&str>) -> String {
         let mut s = String::new();
         let _ = writeln!(
             s,

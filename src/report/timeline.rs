@@ -2,14 +2,14 @@
 //! faults marked, and notes when a client starts or stops believing it holds a lock, when
 //! two clients hold the same lock, and where the oracle fires.
 
-use crate::oracles::{self, RedisWorld, WorldState};
+use crate::oracles::{self, RedisState, RedisWorld};
 use lockcheck_sim::{Model, Path};
 use serde::Serialize;
 use std::fmt::Write;
 
 /// One step of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Entry {
+pub struct TimelineEntry {
     /// True time after the step, in ms.
     pub at_ms: u64,
     pub label: String,
@@ -19,7 +19,7 @@ pub struct Entry {
 }
 
 /// Lock names each client believes it holds in `state`, by client.
-fn beliefs(world: &RedisWorld, state: &WorldState) -> Vec<(String, Vec<String>)> {
+fn beliefs(world: &RedisWorld, state: &RedisState) -> Vec<(String, Vec<String>)> {
     oracles::clients(world)
         .map(|(p, c)| {
             let keys = oracles::believed_keys(world, state, p, c)
@@ -32,7 +32,7 @@ fn beliefs(world: &RedisWorld, state: &WorldState) -> Vec<(String, Vec<String>)>
 }
 
 /// Every step of `path`, with notes.
-pub fn entries(world: &RedisWorld, path: &Path<RedisWorld>) -> Vec<Entry> {
+pub fn entries(world: &RedisWorld, path: &Path<RedisWorld>) -> Vec<TimelineEntry> {
     let mut out = Vec::new();
     let mut before = beliefs(world, &path.states[0]);
     let mut overlap = oracles::two_holders(world, &path.states[0]);
@@ -57,7 +57,7 @@ pub fn entries(world: &RedisWorld, path: &Path<RedisWorld>) -> Vec<Entry> {
         }
         overlap = now_overlap;
         before = after;
-        out.push(Entry {
+        out.push(TimelineEntry {
             at_ms: state.now_ms,
             label: step.label.clone(),
             fault: world.is_fault(&step.action),
@@ -68,7 +68,7 @@ pub fn entries(world: &RedisWorld, path: &Path<RedisWorld>) -> Vec<Entry> {
 }
 
 /// The timeline as text; `advance to` steps are left out (the time column shows them).
-pub fn text(entries: &[Entry], violated: Option<&str>) -> String {
+pub fn text(entries: &[TimelineEntry], violated: Option<&str>) -> String {
     let mut s = String::new();
     for e in entries {
         if e.label.starts_with("advance") && e.notes.is_empty() {

@@ -4,8 +4,10 @@
 //! service, the clients, then shared deadlock detectors. Any reference to a missing name, a duplicate name or an
 //! impossible value is a [`ScenarioError`] naming the field, never a panic.
 
-use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, Scenario};
+use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, PersistenceDe, Scenario};
 use crate::oracles::RedisWorld;
+use crate::text::clip;
+use lockcheck_model::fault::RedisFault;
 use lockcheck_model::lock::{Fencing, LockClient, Workload};
 use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
@@ -97,7 +99,7 @@ impl Scenario {
         processes.extend(self.detector_processes(&names)?);
         let world = World::new(self.name.clone(), processes)
             .with_network(self.network(&names)?)
-            .with_faults(self.faults.envelope(&names)?);
+            .with_faults(self.faults.envelope(&names, &self.nodes)?);
         Ok(self
             .oracles
             .iter()
@@ -159,6 +161,18 @@ impl Scenario {
                 "a client needs at least one lock",
             ));
         }
+        match &c.owner {
+            Some(o) if o.trim().is_empty() => {
+                return Err(error(field("owner"), "an owner identity cannot be empty"))
+            }
+            Some(_) if self.detection.is_some() => {
+                return Err(error(
+                    field("owner"),
+                    "deadlock detection tells waiters apart by owner: shared owners are not supported with [detection]",
+                ))
+            }
+            _ => {}
+        }
         if w.work_ms.is_empty() {
             return Err(error(
                 field("workload.work_ms"),
@@ -197,7 +211,7 @@ impl Scenario {
                 checks_stop_event: w.checks_stop_event,
             },
             fencing,
-            owner: c.name.as_bytes().to_vec(),
+            owner: c.owner.as_ref().unwrap_or(&c.name).as_bytes().to_vec(),
         })
     }
 
@@ -264,7 +278,11 @@ fn plain(name: &str, actor: Process) -> ProcessSpec<Process> {
 }
 
 impl FaultsSpec {
-    fn envelope(&self, names: &Names) -> Result<FaultEnvelope, ScenarioError> {
+    fn envelope(
+        &self,
+        names: &Names,
+        nodes: &[NodeSpec],
+    ) -> Result<FaultEnvelope<RedisFault>, ScenarioError> {
         let mut f = FaultEnvelope::none().losses(self.max_losses);
         for (i, p) in self.pauses.iter().enumerate() {
             let id = names.id(&p.process, &format!("faults.pauses[{i}].process"))?;
@@ -299,7 +317,30 @@ impl FaultsSpec {
         f.max_pauses = self.max_pauses;
         f.max_partitions = self.max_partitions;
         f.max_crashes = self.max_crashes;
+        for (i, s) in self.disk_stalls.iter().enumerate() {
+            let field = format!("faults.disk_stalls[{i}].node");
+            let id = names.id(&s.node, &field)?;
+            let everysec = nodes
+                .iter()
+                .any(|n| n.name == s.node && n.persistence == PersistenceDe::AofEverysec);
+            if !everysec {
+                return Err(error(
+                    field,
+                    format!(
+                        "`{}` is not a node with `persistence = \"aof_everysec\"`: a disk stall holds back that mode's background fsyncs",
+                        clip(&s.node, 60)
+                    ),
+                ));
+            }
+            let stalls = s.durations_ms.iter();
+            let faults = stalls.map(|&duration_ms| RedisFault::DiskStall { duration_ms });
+            f = f.actor_fault(id, faults.collect(), 0);
+        }
+        f.max_pauses = self.max_pauses;
+        f.max_partitions = self.max_partitions;
+        f.max_crashes = self.max_crashes;
         f.max_clock_steps = self.max_clock_steps;
+        f.max_actor_faults = self.max_disk_stalls;
         Ok(f)
     }
 }

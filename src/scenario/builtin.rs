@@ -1,8 +1,10 @@
 //! The built-in scenarios, by stable name: the seed incidents and the classic
 //! counterexamples, each with the verdict it is expected to get.
 
+pub use super::builtin_disk::*;
 pub use super::builtin_redisson::*;
 pub use super::builtin_redlock::*;
+pub use super::builtin_redlock_baseline::*;
 use super::*;
 
 /// Every built-in scenario.
@@ -35,12 +37,18 @@ pub fn all() -> Vec<Scenario> {
         seed_000_redlock_long_job(),
         seed_000_redlock_partition_checked(),
         redlock_watchdog_counts_extensions(),
+        redlock_baseline_safe(),
+        redlock_pause_and_clock_step(),
         seed_003_on_3_44(),
         redisson_gc_past_lease_defended(),
         redisson_late_unlock(),
+        aof_stall_power_loss(),
+        aof_power_loss_noticed(),
     ]
     .into_iter()
     .chain(super::builtin_detector::all())
+    .chain(super::builtin_workloads::all())
+    .chain(super::builtin_progress::all())
     .collect()
 }
 
@@ -133,6 +141,7 @@ pub(crate) fn client(
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
+        owner: None,
     }
 }
 

@@ -72,6 +72,7 @@ fn seed_clients(protocol: ProtocolSpec) -> Vec<ClientSpec> {
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
+        owner: None,
     };
     vec![
         client("P1", [ORDER, INVENTORY]),

@@ -5,7 +5,7 @@ use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
 use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
 
-const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
+pub(super) const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
 
 /// Seed 000's Redlock with its watchdog as written.
 fn seed_redlock() -> ProtocolSpec {
@@ -214,7 +214,7 @@ pub fn redlock_drift_beyond_factor() -> Scenario {
 
 /// Redlock without a watchdog on the five nodes, asked one after another, with the given TTL
 /// and retry delay, and no acquire timeout.
-fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
+pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
     ProtocolSpec::Redlock {
         nodes: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
         ttl_ms,

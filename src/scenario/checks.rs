@@ -79,6 +79,14 @@ impl Scenario {
                 ));
             }
         }
+        for (i, s) in f.disk_stalls.iter().enumerate() {
+            if let Some(j) = s.durations_ms.iter().position(|d| *d == 0) {
+                return Err(zero_length(
+                    &format!("faults.disk_stalls[{i}].durations_ms[{j}]"),
+                    "disk stall",
+                ));
+            }
+        }
         for (i, s) in f.clock_steps.iter().enumerate() {
             if let Some(j) = s.deltas_ms.iter().position(|d| *d == 0) {
                 return Err(zero_length(
@@ -156,6 +164,14 @@ impl Scenario {
     }
 
     fn check_oracles(&self) -> Result<(), ScenarioError> {
+        for (i, o) in self.oracles.iter().enumerate() {
+            if let OracleSpec::Progress { bound_ms: 0 } = o {
+                return Err(error(
+                    format!("oracles[{i}].bound_ms"),
+                    "must be greater than 0 (no lock can be taken in no time)",
+                ));
+            }
+        }
         let Expected::Violated { oracle } = &self.expect else {
             return Ok(());
         };
@@ -195,6 +211,12 @@ impl FaultsSpec {
             choices(
                 s.deltas_ms.len(),
                 &format!("faults.clock_steps[{i}].deltas_ms"),
+            )?;
+        }
+        for (i, s) in self.disk_stalls.iter().enumerate() {
+            choices(
+                s.durations_ms.len(),
+                &format!("faults.disk_stalls[{i}].durations_ms"),
             )?;
         }
         Ok(())

@@ -8,8 +8,12 @@
 pub mod build;
 pub mod builtin;
 pub mod builtin_detector;
+pub mod builtin_disk;
+pub mod builtin_progress;
 pub mod builtin_redisson;
 pub mod builtin_redlock;
+pub mod builtin_redlock_baseline;
+pub mod builtin_workloads;
 pub mod checks;
 pub mod detection;
 pub mod duration;
@@ -53,6 +57,8 @@ pub struct Scenario {
     /// Deadlock detection: seed 000's lock service around clients, shared detectors.
     #[serde(default)]
     pub detection: Option<detection::DetectionSpec>,
+    /// The verdict the author expects; `check` compares with it when it is stated.
+    #[serde(default, skip_serializing_if = "Expected::is_unstated")]
     pub expect: Expected,
 }
 
@@ -131,6 +137,11 @@ pub struct ClientSpec {
     pub token_service_fencing: bool,
     #[serde(default)]
     pub clock: ClockSpecDe,
+    /// The identity the lock records as its holder (Redisson: the `uuid` of
+    /// `uuid:thread-id`). Clients with the same owner share it, as two tasks on one thread of
+    /// one process do. Default: the client's name, one identity per client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 /// What a client does.
@@ -238,6 +249,26 @@ pub struct FaultsSpec {
     pub max_clock_steps: u32,
     #[serde(default)]
     pub max_losses: u32,
+    /// Disk stalls of nodes with `persistence = "aof_everysec"` (left out of the written
+    /// form when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disk_stalls: Vec<DiskStallSpec>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_disk_stalls: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A node whose disk may stop completing AOF fsyncs for one of `durations_ms`, while its
+/// writes are still acknowledged (see `lockcheck_model::fault::RedisFault::DiskStall`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskStallSpec {
+    pub node: String,
+    #[serde(deserialize_with = "duration::vec_ms")]
+    pub durations_ms: Vec<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,13 +355,23 @@ fn default_walk_steps() -> u32 {
 }
 
 /// The verdict a scenario is expected to get.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Expected {
     /// A violation of this oracle is found.
     Violated { oracle: String },
     /// No violation up to the exploration bounds.
     Safe,
+    /// The scenario states no expectation (no `[expect]` section).
+    #[default]
+    #[serde(skip)]
+    Unstated,
+}
+
+impl Expected {
+    pub fn is_unstated(&self) -> bool {
+        *self == Expected::Unstated
+    }
 }
 
 impl ClockSpecDe {

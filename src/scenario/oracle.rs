@@ -21,11 +21,18 @@ pub enum OracleSpec {
         #[serde(deserialize_with = "duration::ms")]
         bound_ms: u64,
     },
+    /// Whenever a free lock is asked for, some client holds a lock within `bound_ms`.
+    Progress {
+        #[serde(deserialize_with = "duration::ms")]
+        bound_ms: u64,
+    },
     PauseWhileHolding,
     RenewalFailed,
     HolderCrashed,
     /// Witness: two clients did believe they held the same lock at once.
     LockOverlap,
+    /// Witness: every client finished all its rounds without giving up.
+    EveryClientDone,
     /// A detector reported a cycle the true wait-for graph does not have at report time.
     DetectorFalsePositive,
     /// A true deadlock lasted `bound_ms` without being reported.
@@ -95,6 +102,11 @@ impl OracleSpec {
                 "a lock stayed unavailable longer than the bound after its holder crashed or was cut off",
                 |n| oracles::liveness(n, bound_ms),
             ),
+            O::Progress { bound_ms } => Oracle::new(
+                "progress",
+                "a lock stayed free while clients asked for it, and none held it within the bound (livelock, or every contender gave up)",
+                |n| oracles::progress(n, bound_ms),
+            ),
             O::PauseWhileHolding => Oracle::new(
                 "pause-while-holding",
                 "a pause overlapped a holding period",
@@ -115,6 +127,23 @@ impl OracleSpec {
                 "two clients believed they held the same lock at once",
                 oracles::lock_overlap,
             ),
+            O::EveryClientDone => Oracle::new(
+                "every-client-done",
+                "no run in which every client held its locks and finished its rounds",
+                oracles::every_client_done,
+            ),
+            O::DetectorFalsePositive
+            | O::DetectorFalseNegative { .. }
+            | O::DeadlockLiveness { .. }
+            | O::DeadlockFormed
+            | O::DetectorReported => self.detector_definition(),
+        }
+    }
+
+    /// The definitions of the deadlock detector's oracles (`wait_for`).
+    fn detector_definition(&self) -> Oracle {
+        use OracleSpec as O;
+        match *self {
             O::DetectorFalsePositive => Oracle::new(
                 "detector-false-positive",
                 "a detector reported a deadlock cycle that did not exist in the true wait-for graph at report time",
@@ -140,6 +169,7 @@ impl OracleSpec {
                 "a detector reported a cycle",
                 wait_for::detector_reported,
             ),
+            _ => unreachable!("only the detector's oracles are defined here"),
         }
     }
 
@@ -170,10 +200,12 @@ mod tests {
             O::MeLock,
             O::MeResource,
             O::Liveness { bound_ms: 5 },
+            O::Progress { bound_ms: 5 },
             O::PauseWhileHolding,
             O::RenewalFailed,
             O::HolderCrashed,
             O::LockOverlap,
+            O::EveryClientDone,
             O::DetectorFalsePositive,
             O::DetectorFalseNegative { bound_ms: 5 },
             O::DeadlockLiveness { bound_ms: 5 },
@@ -208,6 +240,7 @@ mod tests {
                 "renewal-failed",
                 "holder-crashed",
                 "lock-overlap",
+                "every-client-done",
                 "deadlock-formed",
                 "detector-reported"
             ]

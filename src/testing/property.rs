@@ -11,7 +11,7 @@
 //! folder under `cargo test`; `LOCKCHECK_REGRESSIONS` names another folder) and tried first
 //! from then on.
 
-use super::Run;
+use super::CheckedScenario;
 use crate::scenario::{FaultsSpec, Scenario};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -26,7 +26,7 @@ const MAX_SHRINK_ITERS: u32 = 1_024;
 /// Why a case failed, and the run to report if the failure came from a check.
 pub struct Failure {
     pub reason: String,
-    run: Option<Box<Run>>,
+    run: Option<Box<CheckedScenario>>,
 }
 
 impl Failure {
@@ -38,7 +38,7 @@ impl Failure {
         }
     }
 
-    pub(super) fn of(run: Run, reason: String) -> Self {
+    pub(super) fn of(run: CheckedScenario, reason: String) -> Self {
         Failure {
             reason,
             run: Some(Box::new(run)),

@@ -9,7 +9,7 @@
 use super::engine::{split_request_id, Deadline, LockEvent, LockIo};
 use super::protocol::{EngineState, Protocol};
 use crate::msg::{ClientTimer, Msg, ResourceOp, ResourceReply, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
@@ -115,7 +115,7 @@ impl LockClient {
     /// A deadlock detector's cooperative abort: if the client is acquiring, it stops
     /// believing it holds this round's locks, releases them (the one being acquired too, in
     /// case the grant is on its way) in reverse order, and counts the round as given up.
-    pub fn abort(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    pub fn abort(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         if let Phase::Acquiring(i) = state.phase {
             state.gave_up += 1;
             state.held.iter_mut().for_each(|h| *h = None);
@@ -123,7 +123,7 @@ impl LockClient {
         }
     }
 
-    fn io<'a>(&'a self, ctx: &'a mut Ctx, lock: u8) -> LockIo<'a> {
+    fn io<'a>(&'a self, ctx: &'a mut RedisContext, lock: u8) -> LockIo<'a> {
         LockIo {
             ctx,
             lock,
@@ -132,7 +132,7 @@ impl LockClient {
         }
     }
 
-    fn start_round(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn start_round(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         if state.round >= self.workload.rounds {
             state.phase = Phase::Done;
             return;
@@ -143,14 +143,14 @@ impl LockClient {
         self.acquire(state, 0, ctx);
     }
 
-    fn acquire(&self, state: &mut ClientState, i: u8, ctx: &mut Ctx) {
+    fn acquire(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
         state.phase = Phase::Acquiring(i);
         let mut io = self.io(ctx, i);
         self.protocol
             .acquire(&mut state.engines[i as usize], &mut io);
     }
 
-    fn all_acquired(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn all_acquired(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         match self.fencing {
             Fencing::Service(service) => {
                 state.phase = Phase::FetchingToken;
@@ -160,7 +160,7 @@ impl LockClient {
         }
     }
 
-    fn begin_work(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn begin_work(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         match self.workload.resource {
             Some(resource) => {
                 state.phase = Phase::Reading;
@@ -174,13 +174,13 @@ impl LockClient {
         }
     }
 
-    fn work(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn work(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         state.phase = Phase::Working;
         let timer = Timer::Client(ClientTimer::Work);
         ctx.set_timer_among(timer, self.workload.work_ms.clone());
     }
 
-    fn work_done(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn work_done(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         let aborted = state.stop_event && self.workload.checks_stop_event;
         match (self.workload.resource, state.read) {
             (Some(resource), Some((balance, version, false))) if !aborted => {
@@ -209,27 +209,27 @@ impl LockClient {
         })
     }
 
-    fn release_all(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn release_all(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         state.held.iter_mut().for_each(|h| *h = None);
         let last = self.workload.locks.len() as u8 - 1;
         self.release(state, last, ctx);
     }
 
-    fn release(&self, state: &mut ClientState, i: u8, ctx: &mut Ctx) {
+    fn release(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
         state.phase = Phase::Releasing(i);
         let mut io = self.io(ctx, i);
         self.protocol
             .release(&mut state.engines[i as usize], &mut io);
     }
 
-    fn round_over(&self, state: &mut ClientState, ctx: &mut Ctx) {
+    fn round_over(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         state.round += 1;
         state.phase = Phase::Idle;
         ctx.set_timer(Timer::Client(ClientTimer::Start), 0);
     }
 
     /// Reacts to what lock `i`'s engine reports.
-    fn on_event(&self, state: &mut ClientState, i: u8, event: LockEvent, ctx: &mut Ctx) {
+    fn on_event(&self, state: &mut ClientState, i: u8, event: LockEvent, ctx: &mut RedisContext) {
         match (event, state.phase) {
             (LockEvent::Acquired { valid_until, token }, Phase::Acquiring(j)) if i == j => {
                 state.held[i as usize] = Some(Held { valid_until, token });
@@ -269,7 +269,7 @@ impl LockClient {
         }
     }
 
-    fn on_resource(&self, state: &mut ClientState, reply: ResourceReply, ctx: &mut Ctx) {
+    fn on_resource(&self, state: &mut ClientState, reply: ResourceReply, ctx: &mut RedisContext) {
         match (reply, state.phase) {
             (
                 ResourceReply::Value {
@@ -292,8 +292,9 @@ impl Actor for LockClient {
     type Msg = Msg;
     type Timer = Timer;
     type State = ClientState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> ClientState {
+    fn on_start(&self, ctx: &mut RedisContext) -> ClientState {
         assert!(
             !self.workload.locks.is_empty(),
             "a lock client needs a lock"
@@ -315,7 +316,13 @@ impl Actor for LockClient {
         }
     }
 
-    fn on_message(&self, state: &mut ClientState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut ClientState,
+        from: ProcessId,
+        msg: Msg,
+        ctx: &mut RedisContext,
+    ) {
         match msg {
             Msg::Response { id, reply } => {
                 let (i, tag) = split_request_id(id);
@@ -363,7 +370,7 @@ impl Actor for LockClient {
         }
     }
 
-    fn on_timer(&self, state: &mut ClientState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut ClientState, timer: Timer, ctx: &mut RedisContext) {
         match timer {
             Timer::Client(ClientTimer::Start) => self.start_round(state, ctx),
             Timer::Client(ClientTimer::Work) => self.work_done(state, ctx),
@@ -380,9 +387,40 @@ impl Actor for LockClient {
 
     fn hash_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.round, &state.service_token, &state.read).hash(h);
+        self.hash_common(state, now, h, |e, now, h| {
+            self.protocol.hash_state(e, now, h)
+        });
+    }
+
+    /// Done, a client never starts another round, so what it read and the token it was
+    /// given are dead: only `begin_work` and `work_done` read them, and neither runs again
+    /// (the work timer is set in `Working` and fired before any release; a start timer
+    /// finds the rounds over). Its engines are hashed as finished engines.
+    fn has_dead_values(&self, state: &ClientState) -> bool {
+        state.phase == Phase::Done
+    }
+
+    fn hash_live_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
+        (state.phase, state.round).hash(h);
+        self.hash_common(state, now, h, |e, now, h| {
+            self.protocol.hash_finished_state(e, now, h)
+        });
+    }
+}
+
+impl LockClient {
+    /// The fingerprint parts every hash of a client's state has: stop event, rounds given
+    /// up, each engine (by `hash_engine`) and what the client believes it holds.
+    fn hash_common(
+        &self,
+        state: &ClientState,
+        now: LocalNow,
+        h: &mut FpHasher,
+        hash_engine: impl Fn(&EngineState, LocalNow, &mut FpHasher),
+    ) {
         (state.stop_event, state.gave_up).hash(h);
         for (engine, held) in state.engines.iter().zip(&state.held) {
-            self.protocol.hash_state(engine, now, h);
+            hash_engine(engine, now, h);
             match held {
                 None => h.write_u8(0),
                 Some(held) => {

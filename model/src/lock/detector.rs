@@ -21,7 +21,7 @@
 
 use super::engine::{request_id, split_request_id};
 use crate::msg::{DetectorTimer, Msg, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use crate::redis::{Command, LockScript, Reply};
 use lockcheck_sim::world::{Actor, ProcessId};
 use petgraph::graphmap::DiGraphMap;
@@ -252,7 +252,7 @@ impl Detector {
     }
 
     /// Sends the next read of the current pass.
-    fn read_next(&self, state: &DetectorState, ctx: &mut Ctx) {
+    fn read_next(&self, state: &DetectorState, ctx: &mut RedisContext) {
         let DetectorPhase::Reading { values, .. } = &state.phase else {
             return;
         };
@@ -300,7 +300,7 @@ impl Detector {
     }
 
     /// A complete pass: search, confirm, resolve.
-    fn pass_done(&self, state: &mut DetectorState, ctx: &mut Ctx) {
+    fn pass_done(&self, state: &mut DetectorState, ctx: &mut RedisContext) {
         let DetectorPhase::Reading {
             pass,
             values,
@@ -331,7 +331,7 @@ impl Detector {
         state: &mut DetectorState,
         cycle: &[ProcessId],
         values: &[Option<Vec<u8>>],
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         state.report = Some(cycle.to_vec());
         ctx.set_timer(Timer::Detector(DetectorTimer::ReportDone), 0);
@@ -364,7 +364,7 @@ impl Detector {
         ctx.send(self.node, Msg::Request { id, command });
     }
 
-    fn on_reply(&self, state: &mut DetectorState, tag: u16, reply: Reply, ctx: &mut Ctx) {
+    fn on_reply(&self, state: &mut DetectorState, tag: u16, reply: Reply, ctx: &mut RedisContext) {
         let DetectorPhase::Reading { values, .. } = &mut state.phase else {
             return;
         };
@@ -401,8 +401,9 @@ impl Actor for Detector {
     type Msg = Msg;
     type Timer = Timer;
     type State = DetectorState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> DetectorState {
+    fn on_start(&self, ctx: &mut RedisContext) -> DetectorState {
         ctx.set_timer(Timer::Detector(DetectorTimer::Tick), self.start_after_ms);
         DetectorState {
             phase: DetectorPhase::Idle,
@@ -410,13 +411,19 @@ impl Actor for Detector {
         }
     }
 
-    fn on_message(&self, state: &mut DetectorState, _from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut DetectorState,
+        _from: ProcessId,
+        msg: Msg,
+        ctx: &mut RedisContext,
+    ) {
         if let Msg::Response { id, reply } = msg {
             self.on_reply(state, split_request_id(id).1, reply, ctx);
         }
     }
 
-    fn on_timer(&self, state: &mut DetectorState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut DetectorState, timer: Timer, ctx: &mut RedisContext) {
         match timer {
             Timer::Detector(DetectorTimer::Tick) => {
                 ctx.set_timer(Timer::Detector(DetectorTimer::Tick), self.interval_ms);

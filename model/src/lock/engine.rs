@@ -12,7 +12,7 @@
 //! relative to the clock readings they are given.
 
 use crate::msg::{ClientTimer, LockTimer, Msg, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use crate::redis::{Command, Reply};
 use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
@@ -68,7 +68,7 @@ pub enum LockEvent {
 
 /// An engine's window on the world, for one lock of one client.
 pub struct LockIo<'a> {
-    pub ctx: &'a mut Ctx,
+    pub ctx: &'a mut RedisContext,
     /// The lock's index in the client's workload.
     pub lock: u8,
     /// The lock's key.
@@ -183,6 +183,14 @@ pub trait Engine: Clone + Debug + Hash + Eq {
     /// Feeds the state into a fingerprint, local times relative to `now`.
     fn hash_state(&self, state: &Self::State, _now: LocalNow, h: &mut FpHasher) {
         state.hash(h);
+    }
+
+    /// Value abstraction: feeds what of `state` can still matter once the client has
+    /// finished all its rounds (it will never call `acquire` or `release` again) into a
+    /// fingerprint. An engine may leave out only what, from then on, no reply, timer or
+    /// message can read and no oracle reads. The default hashes everything.
+    fn hash_finished_state(&self, state: &Self::State, now: LocalNow, h: &mut FpHasher) {
+        self.hash_state(state, now, h);
     }
 
     /// Renewals that failed so far (for `sometimes` witnesses); 0 for protocols without any.

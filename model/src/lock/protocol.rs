@@ -98,6 +98,10 @@ impl Protocol {
         with_engine!(self, state, |e, s| e.hash_state(s, now, h))
     }
 
+    pub fn hash_finished_state(&self, state: &EngineState, now: LocalNow, h: &mut FpHasher) {
+        with_engine!(self, state, |e, s| e.hash_finished_state(s, now, h))
+    }
+
     pub fn failed_renewals(&self, state: &EngineState) -> u32 {
         with_engine!(self, state, |e, s| e.failed_renewals(s))
     }

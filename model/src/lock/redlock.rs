@@ -476,6 +476,17 @@ impl Engine for Redlock {
         }
     }
 
+    /// Idle for good, the sweep parities are dead: they only tell a sweep's own answers
+    /// from older ones, and with no sweep every answer and timer is ignored (`settle` finds
+    /// no sweep, `retry` no waiting phase, a renewal tick no holding one). The failed
+    /// renewals stay: a witness reads them.
+    fn hash_finished_state(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
+        match state.phase {
+            Phase::Idle => (0xffu8, state.failed_renewals).hash(h),
+            _ => self.hash_state(state, now, h),
+        }
+    }
+
     fn failed_renewals(&self, state: &RedlockState) -> u32 {
         state.failed_renewals.into()
     }

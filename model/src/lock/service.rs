@@ -22,7 +22,7 @@ use super::client::{ClientState, LockClient, Phase};
 use super::detector::{wait_key, LocalDetector, Records};
 use super::engine::{request_id, split_request_id};
 use crate::msg::{ClientTimer, LockTimer, Msg, ServiceTimer, Timer};
-use crate::node::Ctx;
+use crate::node::RedisContext;
 use crate::redis::{Command, LockScript, Set, SetExpiry};
 use lockcheck_sim::world::{Actor, LocalNow, ProcessId, TimerEffect};
 use lockcheck_sim::FpHasher;
@@ -80,11 +80,11 @@ impl LockService {
     fn run(
         &self,
         state: &mut ServiceState,
-        ctx: &mut Ctx,
-        step: impl FnOnce(&LockClient, &mut ClientState, &mut Ctx),
+        ctx: &mut RedisContext,
+        step: impl FnOnce(&LockClient, &mut ClientState, &mut RedisContext),
     ) {
         let before = Self::before(state);
-        let mut inner = Ctx::new(ctx.me(), ctx.local_now());
+        let mut inner = RedisContext::new(ctx.me(), ctx.local_now());
         step(&self.client, &mut state.client, &mut inner);
         self.observe(state, before, ctx);
         let (sends, timers) = inner.into_effects();
@@ -101,7 +101,7 @@ impl LockService {
     }
 
     /// Registers what the client's step did, in the order it did it.
-    fn observe(&self, state: &mut ServiceState, before: Before, ctx: &mut Ctx) {
+    fn observe(&self, state: &mut ServiceState, before: Before, ctx: &mut RedisContext) {
         let rule = self.detector.as_ref().map(|d| d.wait_record);
         for (i, was) in before.held.iter().enumerate() {
             if !was && state.client.held[i].is_some() {
@@ -127,7 +127,7 @@ impl LockService {
 
     /// An acquire attempt of lock `i` begins: `register_wait`, `detect_deadlock`,
     /// `auto_recover`; or the wait-edge key is written (again).
-    fn attempt(&self, state: &mut ServiceState, i: u8, ctx: &mut Ctx) {
+    fn attempt(&self, state: &mut ServiceState, i: u8, ctx: &mut RedisContext) {
         self.edge(Some(i), ctx);
         let Some(detector) = &self.detector else {
             return;
@@ -151,7 +151,7 @@ impl LockService {
     }
 
     /// Writes the wait edge to lock `i`, or deletes it (`None`).
-    fn edge(&self, lock: Option<u8>, ctx: &mut Ctx) {
+    fn edge(&self, lock: Option<u8>, ctx: &mut RedisContext) {
         let Some(edges) = &self.wait_edges else {
             return;
         };
@@ -175,8 +175,9 @@ impl Actor for LockService {
     type Msg = Msg;
     type Timer = Timer;
     type State = ServiceState;
+    type Fault = lockcheck_sim::world::NoFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> ServiceState {
+    fn on_start(&self, ctx: &mut RedisContext) -> ServiceState {
         ServiceState {
             client: self.client.on_start(ctx),
             records: Records::default(),
@@ -184,7 +185,13 @@ impl Actor for LockService {
         }
     }
 
-    fn on_message(&self, state: &mut ServiceState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(
+        &self,
+        state: &mut ServiceState,
+        from: ProcessId,
+        msg: Msg,
+        ctx: &mut RedisContext,
+    ) {
         match msg {
             Msg::Response { id, .. } if split_request_id(id).0 == SERVICE_LOCK => {}
             Msg::AbortRound => self.run(state, ctx, |c, s, ctx| c.abort(s, ctx)),
@@ -192,7 +199,7 @@ impl Actor for LockService {
         }
     }
 
-    fn on_timer(&self, state: &mut ServiceState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut ServiceState, timer: Timer, ctx: &mut RedisContext) {
         match timer {
             Timer::Service(ServiceTimer::ReportDone) => state.report = None,
             timer => {

@@ -6,7 +6,7 @@
 //! on the node (they are connection state): `PUBLISH` answers the number of subscribers on
 //! this node and pushes the message to each.
 
-use super::{BlockedWait, Ctx, NodeState, RedisNode, Role};
+use super::{BlockedWait, NodeState, RedisContext, RedisNode, Role};
 use crate::msg::{Msg, Timer};
 use crate::redis::{Command, CommandName, Reply, Role as KeyspaceRole};
 use lockcheck_sim::world::ProcessId;
@@ -21,7 +21,7 @@ impl RedisNode {
         client: ProcessId,
         id: u32,
         command: Command,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         match command {
             Command::Subscribe { channels } => self.subscribe(state, client, id, channels, ctx),
@@ -39,7 +39,7 @@ impl RedisNode {
         client: ProcessId,
         id: u32,
         command: &Command,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         let writes = command.name().is_write() || matches!(command, Command::Script(_));
         if writes && state.is_master() && !self.enough_good_replicas(state, ctx.mono_ms()) {
@@ -87,7 +87,7 @@ impl RedisNode {
         client: ProcessId,
         id: u32,
         channels: Vec<Vec<u8>>,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         for channel in channels {
             let entry = (client, channel.clone());
@@ -115,7 +115,7 @@ impl RedisNode {
         id: u32,
         replicas: i64,
         timeout_ms: i64,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         let offset = state
             .client_offsets
@@ -138,7 +138,7 @@ impl RedisNode {
     }
 
     /// Answers the blocked `WAIT`s that enough replicas have now acknowledged.
-    pub(super) fn release_waits(&self, state: &mut NodeState, ctx: &mut Ctx) {
+    pub(super) fn release_waits(&self, state: &mut NodeState, ctx: &mut RedisContext) {
         let mut i = 0;
         while i < state.waits.len() {
             let w = &state.waits[i];
@@ -161,7 +161,7 @@ impl RedisNode {
         state: &mut NodeState,
         client: ProcessId,
         id: u32,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         if let Some(i) = state
             .waits
@@ -195,7 +195,7 @@ fn remember_write(state: &mut NodeState, client: ProcessId) {
 }
 
 /// Pushes a published message to this node's subscribers of `channel`; returns how many.
-fn deliver(state: &NodeState, channel: &[u8], message: &[u8], ctx: &mut Ctx) -> i64 {
+fn deliver(state: &NodeState, channel: &[u8], message: &[u8], ctx: &mut RedisContext) -> i64 {
     let mut receivers = 0;
     for (client, _) in state.subscriptions.iter().filter(|(_, c)| c == channel) {
         ctx.send(
@@ -210,6 +210,6 @@ fn deliver(state: &NodeState, channel: &[u8], message: &[u8], ctx: &mut Ctx) -> 
     receivers
 }
 
-fn reply(ctx: &mut Ctx, client: ProcessId, id: u32, reply: Reply) {
+fn reply(ctx: &mut RedisContext, client: ProcessId, id: u32, reply: Reply) {
     ctx.send(client, Msg::Response { id, reply });
 }

@@ -11,8 +11,9 @@
 //! - Sentinel's reconfiguration (`REPLICAOF`, with configuration epochs): a promoted replica
 //!   becomes a master; an old master that hears of the new one becomes its replica and its
 //!   own unreplicated writes are replaced by the new master's dataset ([`replication`]);
-//! - persistence: none, AOF `everysec` or AOF `always`, and what each keeps after a process
-//!   crash or a power loss ([`persistence`]).
+//! - persistence: none, AOF `everysec` or AOF `always`, what each keeps after a process
+//!   crash or a power loss, and a disk stall that holds back `everysec`'s fsyncs
+//!   ([`persistence`]).
 //!
 //! A node *stall* (seed 003's 200 ms large-key deletion) is the kernel's pause fault applied
 //! to a node: it answers nothing meanwhile, and what arrived is served after.
@@ -23,6 +24,7 @@ pub mod replication;
 
 pub use persistence::Persistence;
 
+use crate::fault::RedisFault;
 use crate::msg::{Msg, Timer};
 use crate::redis::Keyspace;
 use lockcheck_sim::world::{Actor, Context, CrashKind, LocalNow, ProcessId};
@@ -30,7 +32,7 @@ use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
 /// The handler context of a Redis world.
-pub type Ctx = Context<Msg, Timer>;
+pub type RedisContext = Context<Msg, Timer>;
 
 /// A node's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -118,6 +120,9 @@ pub struct NodeState {
     pub client_offsets: Vec<(ProcessId, u64)>,
     /// AOF `everysec`: the dataset as of the last fsync.
     pub fsynced: Option<Keyspace>,
+    /// A disk stall ([`RedisFault::DiskStall`]): no fsync completes before this reading of
+    /// the node's monotonic clock.
+    pub fsync_stalled_until_mono_ms: Option<i64>,
 }
 
 impl NodeState {
@@ -140,8 +145,9 @@ impl Actor for RedisNode {
     type Msg = Msg;
     type Timer = Timer;
     type State = NodeState;
+    type Fault = RedisFault;
 
-    fn on_start(&self, ctx: &mut Ctx) -> NodeState {
+    fn on_start(&self, ctx: &mut RedisContext) -> NodeState {
         let role = match self.replica_of {
             Some(master) => Role::Replica { master },
             None => Role::Master {
@@ -158,12 +164,13 @@ impl Actor for RedisNode {
             waits: Vec::new(),
             client_offsets: Vec::new(),
             fsynced: None,
+            fsync_stalled_until_mono_ms: None,
         };
         self.boot(&state, ctx);
         state
     }
 
-    fn on_message(&self, state: &mut NodeState, from: ProcessId, msg: Msg, ctx: &mut Ctx) {
+    fn on_message(&self, state: &mut NodeState, from: ProcessId, msg: Msg, ctx: &mut RedisContext) {
         match msg {
             Msg::Request { id, command } => self.on_request(state, from, id, command, ctx),
             Msg::Ping => ctx.send(
@@ -180,7 +187,7 @@ impl Actor for RedisNode {
         state.seal();
     }
 
-    fn on_timer(&self, state: &mut NodeState, timer: Timer, ctx: &mut Ctx) {
+    fn on_timer(&self, state: &mut NodeState, timer: Timer, ctx: &mut RedisContext) {
         match timer {
             Timer::Fsync => self.on_fsync(state, ctx),
             Timer::ReplAckTick => self.on_ack_tick(state, ctx),
@@ -196,7 +203,7 @@ impl Actor for RedisNode {
         Some(survivor)
     }
 
-    fn on_restart(&self, survived: Option<NodeState>, ctx: &mut Ctx) -> NodeState {
+    fn on_restart(&self, survived: Option<NodeState>, ctx: &mut RedisContext) -> NodeState {
         match survived {
             Some(state) => {
                 self.boot(&state, ctx);
@@ -204,6 +211,20 @@ impl Actor for RedisNode {
             }
             None => self.on_start(ctx),
         }
+    }
+
+    fn on_fault(&self, state: &mut NodeState, fault: &RedisFault, now: LocalNow) {
+        match *fault {
+            RedisFault::DiskStall { duration_ms } => self.stall_disk(state, duration_ms, now),
+        }
+    }
+
+    fn fault_size(&self, fault: &RedisFault) -> u64 {
+        fault.size()
+    }
+
+    fn describe_fault(&self, fault: &RedisFault) -> String {
+        fault.describe()
     }
 
     fn hash_state(&self, state: &NodeState, now: LocalNow, h: &mut FpHasher) {
@@ -224,6 +245,11 @@ impl Actor for RedisNode {
             Some(ks) => hash_keyspace(ks, now.wall_ms, h),
             None => h.write_u8(0),
         }
+        // Only a stall still under way is hashed (and nothing without one, so that worlds
+        // without disk stalls keep their fingerprints).
+        if let Some(left_ms) = persistence::stall_left_ms(state, now.mono_ms) {
+            (0xd5u8, left_ms).hash(h);
+        }
     }
 }
 
@@ -240,7 +266,7 @@ impl RedisNode {
     }
 
     /// What every (re)start does: arm periodic timers, and a replica asks for a full sync.
-    fn boot(&self, state: &NodeState, ctx: &mut Ctx) {
+    fn boot(&self, state: &NodeState, ctx: &mut RedisContext) {
         if self.persistence == Persistence::AofEverySec {
             ctx.set_timer(Timer::Fsync, persistence::FSYNC_EVERY_MS);
         }

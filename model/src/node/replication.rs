@@ -12,14 +12,19 @@
 //! master of a new stream. `REPLICAOF m` turns any node, an old master included, into a
 //! replica of `m`: it asks `m` for a full sync, and what it had that `m` lacks is lost.
 
-use super::{Ctx, NodeState, RedisNode, ReplicaLink, Role};
+use super::{NodeState, RedisContext, RedisNode, ReplicaLink, Role};
 use crate::msg::{Msg, Timer};
 use crate::redis::{Command, Reply};
 use lockcheck_sim::world::ProcessId;
 
 impl RedisNode {
     /// Streams a master's writes to its replicas.
-    pub(super) fn propagate(&self, state: &mut NodeState, commands: Vec<Command>, ctx: &mut Ctx) {
+    pub(super) fn propagate(
+        &self,
+        state: &mut NodeState,
+        commands: Vec<Command>,
+        ctx: &mut RedisContext,
+    ) {
         let prev_offset = state.offset;
         state.offset += commands.len() as u64;
         let Role::Master { replicas } = &state.role else {
@@ -43,7 +48,7 @@ impl RedisNode {
         state: &mut NodeState,
         from: ProcessId,
         msg: Msg,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         match msg {
             Msg::Replicate {
@@ -80,7 +85,7 @@ impl RedisNode {
         prev_offset: u64,
         offset: u64,
         commands: Vec<Command>,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         if state.role != (Role::Replica { master: from }) {
             return;
@@ -96,7 +101,7 @@ impl RedisNode {
         ctx.send(from, Msg::ReplAck { repl_id, offset });
     }
 
-    fn serve_full_sync(&self, state: &mut NodeState, replica: ProcessId, ctx: &mut Ctx) {
+    fn serve_full_sync(&self, state: &mut NodeState, replica: ProcessId, ctx: &mut RedisContext) {
         let Role::Master { replicas } = &mut state.role else {
             return;
         };
@@ -126,7 +131,7 @@ impl RedisNode {
         replica: ProcessId,
         repl_id: u32,
         offset: u64,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         if !state.is_master() {
             return;
@@ -157,7 +162,7 @@ impl RedisNode {
         self.release_waits(state, ctx);
     }
 
-    pub(super) fn on_ack_tick(&self, state: &mut NodeState, ctx: &mut Ctx) {
+    pub(super) fn on_ack_tick(&self, state: &mut NodeState, ctx: &mut RedisContext) {
         if let (Role::Replica { master }, Some(every)) = (&state.role, self.repl_ack_every_ms) {
             ctx.send(
                 *master,
@@ -175,7 +180,7 @@ impl RedisNode {
         state: &mut NodeState,
         master: Option<ProcessId>,
         epoch: u64,
-        ctx: &mut Ctx,
+        ctx: &mut RedisContext,
     ) {
         if epoch < state.epoch {
             return;

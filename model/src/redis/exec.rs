@@ -15,7 +15,7 @@ use super::args::{
     WRONGTYPE,
 };
 use super::command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
-use super::keyspace::{Access, Entry, Expiry, Fields, Keyspace, Role, Value};
+use super::keyspace::{Access, Expiry, Fields, KeyEntry, Keyspace, Role, Value};
 use super::reply::Reply;
 
 /// What running one command produced.
@@ -57,7 +57,7 @@ impl Keyspace {
     }
 
     fn run(&mut self, cmd: &Command, now_ms: i64, access: Access) -> Executed {
-        let mut cx = Ctx {
+        let mut cx = Execution {
             ks: self,
             now_ms,
             access,
@@ -74,7 +74,7 @@ impl Keyspace {
 }
 
 /// One command's run: the keyspace, the frozen instant, and what is owed to others.
-pub(crate) struct Ctx<'a> {
+pub(crate) struct Execution<'a> {
     ks: &'a mut Keyspace,
     now_ms: i64,
     access: Access,
@@ -82,7 +82,7 @@ pub(crate) struct Ctx<'a> {
     publish: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
-impl Ctx<'_> {
+impl Execution<'_> {
     /// `redis.call` from a script: the same command at the same instant; an error reply
     /// becomes the script's error.
     pub(crate) fn call(&mut self, cmd: &Command) -> Result<Reply, String> {
@@ -170,7 +170,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn lookup(&mut self, key: &[u8]) -> Option<&Entry> {
+    fn lookup(&mut self, key: &[u8]) -> Option<&KeyEntry> {
         if self.live(key) {
             self.ks.get(key)
         } else {
@@ -198,7 +198,7 @@ impl Ctx<'_> {
     fn write_hash(&mut self, key: &[u8]) -> Result<&mut Fields, String> {
         if !self.live(key) {
             let value = Value::Hash(Vec::new());
-            let entry = Entry {
+            let entry = KeyEntry {
                 value,
                 deadline_ms: None,
             };
@@ -236,7 +236,7 @@ impl Ctx<'_> {
             let kept = found.flatten().filter(|_| set.expiry == SetExpiry::KeepTtl);
             let deadline_ms = deadline_ms.or(kept);
             let value = Value::String(set.value.clone());
-            self.ks.insert(&set.key, Entry { value, deadline_ms });
+            self.ks.insert(&set.key, KeyEntry { value, deadline_ms });
             self.emit(propagated_set(set, deadline_ms));
         }
         Ok(match old {
@@ -275,18 +275,18 @@ impl Ctx<'_> {
     fn incr(&mut self, key: &[u8]) -> Result<Reply, String> {
         let (current, deadline_ms) = match self.lookup(key) {
             None => (0, None),
-            Some(Entry {
+            Some(KeyEntry {
                 value: Value::Hash(_),
                 ..
             }) => return Err(WRONGTYPE.to_string()),
-            Some(Entry {
+            Some(KeyEntry {
                 value: Value::String(s),
                 deadline_ms,
             }) => (parse_i64(s).ok_or(NOT_AN_INTEGER)?, *deadline_ms),
         };
         let new = current.checked_add(1).ok_or(OVERFLOW)?;
         let value = Value::String(new.to_string().into_bytes());
-        self.ks.insert(key, Entry { value, deadline_ms });
+        self.ks.insert(key, KeyEntry { value, deadline_ms });
         self.emit(Command::Incr { key: key.to_vec() });
         Ok(Reply::Integer(new))
     }
@@ -353,10 +353,10 @@ impl Ctx<'_> {
         let now_ms = self.now_ms;
         Reply::Integer(match self.lookup(key) {
             None => -2,
-            Some(Entry {
+            Some(KeyEntry {
                 deadline_ms: None, ..
             }) => -1,
-            Some(Entry {
+            Some(KeyEntry {
                 deadline_ms: Some(deadline),
                 ..
             }) => deadline.saturating_sub(now_ms).max(0),

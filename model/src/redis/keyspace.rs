@@ -42,14 +42,14 @@ pub enum Value {
 
 /// A key's value and its optional absolute expiry deadline (node wall clock, ms).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Entry {
+pub struct KeyEntry {
     /// The value.
     pub value: Value,
     /// The absolute deadline; the key is gone once the clock is past it.
     pub deadline_ms: Option<i64>,
 }
 
-impl Entry {
+impl KeyEntry {
     /// Whether the key is logically gone at `now_ms` (`now > deadline`, as in Redis 7.0).
     pub fn is_expired(&self, now_ms: i64) -> bool {
         self.deadline_ms.is_some_and(|deadline| now_ms > deadline)
@@ -90,7 +90,7 @@ impl From<Role> for Access {
 #[derive(Clone, Default)]
 pub struct Keyspace {
     /// Sorted by key, keys distinct.
-    entries: Vec<(Vec<u8>, Entry)>,
+    entries: Vec<(Vec<u8>, KeyEntry)>,
     /// The hash of the keys and values, if computed since the last write.
     content: Option<u64>,
 }
@@ -111,7 +111,7 @@ impl Hash for Keyspace {
 
 impl fmt::Debug for Keyspace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Map<'a>(&'a [(Vec<u8>, Entry)]);
+        struct Map<'a>(&'a [(Vec<u8>, KeyEntry)]);
         impl fmt::Debug for Map<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_map()
@@ -154,7 +154,7 @@ impl Keyspace {
     }
 
     /// Every stored entry in key order, expired ones included (what a snapshot would hold).
-    pub fn entries(&self) -> impl Iterator<Item = (&[u8], &Entry)> {
+    pub fn entries(&self) -> impl Iterator<Item = (&[u8], &KeyEntry)> {
         self.entries
             .iter()
             .map(|(key, entry)| (key.as_slice(), entry))
@@ -166,7 +166,7 @@ impl Keyspace {
     }
 
     /// The entry a client would see at `now_ms`, without touching anything.
-    pub fn peek(&self, key: &[u8], now_ms: i64) -> Option<&Entry> {
+    pub fn peek(&self, key: &[u8], now_ms: i64) -> Option<&KeyEntry> {
         self.get(key).filter(|e| !e.is_expired(now_ms))
     }
 
@@ -208,16 +208,16 @@ impl Keyspace {
             .binary_search_by(|(k, _)| k.as_slice().cmp(key))
     }
 
-    pub(crate) fn get(&self, key: &[u8]) -> Option<&Entry> {
+    pub(crate) fn get(&self, key: &[u8]) -> Option<&KeyEntry> {
         self.find(key).ok().map(|i| &self.entries[i].1)
     }
 
-    pub(crate) fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
+    pub(crate) fn get_mut(&mut self, key: &[u8]) -> Option<&mut KeyEntry> {
         self.content = None;
         self.find(key).ok().map(|i| &mut self.entries[i].1)
     }
 
-    pub(crate) fn insert(&mut self, key: &[u8], entry: Entry) {
+    pub(crate) fn insert(&mut self, key: &[u8], entry: KeyEntry) {
         self.content = None;
         match self.find(key) {
             Ok(i) => self.entries[i].1 = entry,
@@ -253,11 +253,11 @@ mod tests {
     /// The ordered map the keyspace once was, to compare against.
     #[derive(Debug, Hash)]
     struct Keyspace {
-        entries: BTreeMap<Vec<u8>, Entry>,
+        entries: BTreeMap<Vec<u8>, KeyEntry>,
     }
 
-    fn entry(value: &str, deadline_ms: Option<i64>) -> Entry {
-        Entry {
+    fn entry(value: &str, deadline_ms: Option<i64>) -> KeyEntry {
+        KeyEntry {
             value: Value::String(value.into()),
             deadline_ms,
         }

@@ -32,6 +32,6 @@ pub mod scripts;
 
 pub use command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
 pub use exec::Executed;
-pub use keyspace::{Entry, Fields, Keyspace, Role, Value};
+pub use keyspace::{Fields, KeyEntry, Keyspace, Role, Value};
 pub use reply::Reply;
 pub use scripts::{Eval, LockScript, ScriptKind, UNLOCK_MESSAGE};

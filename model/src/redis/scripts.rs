@@ -16,7 +16,7 @@
 
 use super::args::parse_i64;
 use super::command::{number, Command, ExpireCondition, Set, SetCondition, SetExpiry};
-use super::exec::Ctx;
+use super::exec::Execution;
 use super::reply::Reply;
 
 /// The message Redisson publishes on unlock (`LockPubSub.UNLOCK_MESSAGE`, the long 0).
@@ -299,14 +299,14 @@ impl LockScript {
     }
 
     /// Runs the script as one atomic step; a failing call becomes the script error.
-    pub(crate) fn run(&self, cx: &mut Ctx) -> Reply {
+    pub(crate) fn run(&self, cx: &mut Execution) -> Reply {
         self.body(cx).unwrap_or_else(|error| {
             let sha1 = self.kind().sha1();
             Reply::Error(format!("{error} script: {sha1}, on @user_script:1."))
         })
     }
 
-    fn body(&self, cx: &mut Ctx) -> Result<Reply, String> {
+    fn body(&self, cx: &mut Execution) -> Result<Reply, String> {
         match self {
             LockScript::CompareAndDelete { key, token } => {
                 if cx.call(&get(key))? == Reply::bulk(token.clone()) {
@@ -370,7 +370,7 @@ impl LockScript {
 }
 
 fn redisson_acquire(
-    cx: &mut Ctx,
+    cx: &mut Execution,
     key: &[u8],
     field: &[u8],
     lease_ms: i64,
@@ -388,7 +388,7 @@ fn redisson_acquire(
 }
 
 fn redisson_release(
-    cx: &mut Ctx,
+    cx: &mut Execution,
     key: &[u8],
     channel: &[u8],
     field: &[u8],

@@ -25,7 +25,7 @@
 //!
 //! Random walks and replay follow every action; reduction applies to exhaustive search.
 
-use super::{Admit, Entry, Options, Run, Step};
+use super::{Admit, Options, Pending, Search, Step};
 use crate::branching::Tally;
 use crate::frontier::Frontier;
 use crate::model::Model;
@@ -51,6 +51,8 @@ pub struct Reductions {
     pub partial_order: bool,
     /// Symmetry reduction (states deduplicated as their class's representative).
     pub symmetry: bool,
+    /// Value abstraction (values the model declares dead left out of the fingerprint).
+    pub dead_values: bool,
 }
 
 impl Reductions {
@@ -59,6 +61,7 @@ impl Reductions {
         Reductions {
             partial_order: true,
             symmetry: true,
+            dead_values: true,
         }
     }
     /// No reduction: the full state space.
@@ -66,6 +69,7 @@ impl Reductions {
         Reductions {
             partial_order: false,
             symmetry: false,
+            dead_values: false,
         }
     }
 }
@@ -138,12 +142,12 @@ fn sight_of<M: Model>(model: &M, observes: &[Observes<M>], action: &M::Action) -
     sight
 }
 
-impl<M: Model> Run<'_, M> {
+impl<M: Model> Search<'_, M> {
     /// Chooses a persistent subset of `enabled` for `entry` into `subset`, if reduction is
     /// on and the model offers one. States carrying obligations are expanded fully.
     pub(super) fn reduce(
         &self,
-        entry: &Entry<M::State>,
+        entry: &Pending<M::State>,
         enabled: &[M::Action],
         subset: &mut Vec<usize>,
     ) -> bool {
@@ -165,7 +169,7 @@ impl<M: Model> Run<'_, M> {
     }
 
     /// Marks `entry` (at virtual time `vt`) expanded, under partial-order reduction.
-    pub(super) fn mark_expanded(&mut self, entry: &Entry<M::State>, vt: u64, options: &Options) {
+    pub(super) fn mark_expanded(&mut self, entry: &Pending<M::State>, vt: u64, options: &Options) {
         if self.expanded.is_none() {
             return;
         }
@@ -219,7 +223,7 @@ impl<M: Model> Run<'_, M> {
     /// expanded too.
     pub(super) fn after_reduced<F: Frontier<M>>(
         &mut self,
-        entry: &Entry<M::State>,
+        entry: &Pending<M::State>,
         seen_any: bool,
         frontier: &mut F,
         options: &Options,
@@ -265,7 +269,7 @@ impl<M: Model> Run<'_, M> {
     /// ones are pushed. Sets `last_seen` when any of them had been seen before.
     pub(super) fn settle<F: Frontier<M>>(
         &mut self,
-        first: Entry<M::State>,
+        first: Pending<M::State>,
         frontier: &mut F,
         options: &Options,
     ) -> Step {
@@ -325,7 +329,7 @@ impl<M: Model> Run<'_, M> {
                     Admit::New(node) => {
                         let depth = entry.depth + 1;
                         self.stats.max_depth = self.stats.max_depth.max(depth);
-                        stack.push(Entry {
+                        stack.push(Pending {
                             state,
                             node,
                             depth,

@@ -1,18 +1,18 @@
 //! Successors of a frontier entry: computed (under a persistent subset when partial-order
 //! reduction chooses one, with their fingerprints prefetched) and admitted one by one.
 
-use super::{Admit, Entry, Options, Prepared, Run, Step, Successor};
+use super::{Admit, Options, Pending, Prepared, Search, Step, Successor};
 use crate::branching::Tally;
 use crate::frontier::Frontier;
 use crate::model::Model;
 
-impl<M: Model> Run<'_, M> {
+impl<M: Model> Search<'_, M> {
     /// Deduplicates one successor of `entry` and pushes it when new (settling it first when
     /// it is transient under partial-order reduction). `last_seen` tells whether it (or a
     /// state met while settling it) had been seen before.
     pub(super) fn admit_successor<F: Frontier<M>>(
         &mut self,
-        entry: &Entry<M::State>,
+        entry: &Pending<M::State>,
         next: Successor<M::State>,
         frontier: &mut F,
         prunes: bool,
@@ -41,7 +41,7 @@ impl<M: Model> Run<'_, M> {
         let depth = entry.depth + 1;
         self.stats.max_depth = self.stats.max_depth.max(depth);
         self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(next.vt);
-        let next = Entry {
+        let next = Pending {
             state: next.state,
             node,
             depth,
@@ -63,7 +63,7 @@ impl<M: Model> Run<'_, M> {
     /// large spaces) overlap instead of coming one after another.
     pub(super) fn prepare(
         &mut self,
-        entry: &Entry<M::State>,
+        entry: &Pending<M::State>,
         enabled: &[M::Action],
         selected: &[usize],
         mut out: Vec<Successor<M::State>>,
@@ -102,7 +102,7 @@ impl<M: Model> Run<'_, M> {
     /// Appends the successors of `entry` under the `chosen` actions to `out`.
     pub(super) fn successors_into(
         &mut self,
-        entry: &Entry<M::State>,
+        entry: &Pending<M::State>,
         enabled: &[M::Action],
         chosen: &[usize],
         tally: &mut Tally,

@@ -13,7 +13,7 @@
 //! Under symmetry the explorer also keeps the plain fingerprints of the states it met, so a
 //! report can say how many distinct states the stored representatives stood for.
 
-use super::{Options, Run};
+use super::{Options, Search};
 use crate::frontier::Frontier;
 use crate::model::Model;
 use std::fmt;
@@ -63,7 +63,7 @@ impl fmt::Display for Symmetry {
     }
 }
 
-impl<M: Model> Run<'_, M> {
+impl<M: Model> Search<'_, M> {
     /// Under symmetry reduction, records `state`'s own fingerprint among the states met.
     pub(super) fn note_met(
         &mut self,

@@ -1,11 +1,14 @@
 //! The actions of a world: events that are due, choices the network needs, and faults.
 
-use super::actor::{CrashKind, ProcessId};
+use super::actor::{Actor, CrashKind, NoFault, ProcessId};
 use std::sync::Arc;
 
-/// One enabled choice in a world.
+/// The actions of a world of actors `A`.
+pub type ActionOf<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer, <A as Actor>::Fault>;
+
+/// One enabled choice in a world. `F` is the actors' own fault type ([`super::Actor::Fault`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum WorldAction<M, T> {
+pub enum WorldAction<M, T, F = NoFault> {
     /// Deliver a due message (the head of its link when the link is FIFO).
     Deliver {
         from: ProcessId,
@@ -41,9 +44,11 @@ pub enum WorldAction<M, T> {
     },
     /// Step a process's wall clock.
     ClockStep { process: ProcessId, delta_ms: i64 },
+    /// A fault of a process's own actor, applied by [`super::Actor::on_fault`].
+    ActorFault { process: ProcessId, fault: F },
 }
 
-impl<M, T> WorldAction<M, T> {
+impl<M, T, F> WorldAction<M, T, F> {
     pub fn is_fault(&self) -> bool {
         matches!(
             self,
@@ -52,6 +57,7 @@ impl<M, T> WorldAction<M, T> {
                 | WorldAction::Crash { .. }
                 | WorldAction::Partition { .. }
                 | WorldAction::ClockStep { .. }
+                | WorldAction::ActorFault { .. }
         )
     }
 }

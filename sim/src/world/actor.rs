@@ -22,6 +22,11 @@ pub enum CrashKind {
     PowerLoss,
 }
 
+/// The fault type of an actor without faults of its own: it has no values, so no such
+/// fault can be declared or offered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NoFault {}
+
 /// A process's clock readings at the moment a handler runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalNow {
@@ -114,6 +119,10 @@ pub trait Actor: Debug {
     type Msg: Clone + Debug + Hash + Eq;
     type Timer: Clone + Debug + Hash + Eq;
     type State: Clone + Debug + Hash + Eq;
+    /// Faults of this actor's own (a disk stall of a node, say), declared per process in the
+    /// envelope ([`super::FaultEnvelope::actor_fault`]) and budgeted like the built-in ones;
+    /// [`NoFault`] for an actor without any.
+    type Fault: Clone + Debug + Hash + Eq;
 
     /// The state at first start.
     fn on_start(&self, ctx: &mut Context<Self::Msg, Self::Timer>) -> Self::State;
@@ -152,11 +161,52 @@ pub trait Actor: Debug {
         }
     }
 
+    /// Applies one of this actor's own faults to its state, at the process's clock readings
+    /// `now`. A fault changes this process's state alone (it sends nothing and sets no
+    /// timer); what it causes later happens through the actor's own handlers. That keeps an
+    /// actor fault an event on its process for partial-order reduction, and lets every
+    /// driver apply it the same way ([`super::World::apply_fault`]). The default ignores
+    /// the fault: an actor that declares faults implements this.
+    fn on_fault(&self, _state: &mut Self::State, _fault: &Self::Fault, _now: LocalNow) {}
+
+    /// How bad a fault is, for the shrinker: a fault may be replaced by one of the same
+    /// process's envelope values with a smaller size (the default: all the same size).
+    fn fault_size(&self, _fault: &Self::Fault) -> u64 {
+        0
+    }
+
+    /// A short description of a fault for labels (defaults to `Debug`).
+    fn describe_fault(&self, fault: &Self::Fault) -> String {
+        format!("{fault:?}")
+    }
+
+    /// `fault` (of this process) with every process id renamed by `r`, or `None` if it
+    /// holds none that `r` moves (the default).
+    fn rename_fault(&self, _fault: &Self::Fault, _r: &Renaming) -> Option<Self::Fault> {
+        None
+    }
+
     /// Feeds `state` into a fingerprint. Actors that store absolute local times (deadlines)
     /// should hash them relative to `now`, so that states differing only by absolute time
     /// coincide; the default hashes the state as it is.
     fn hash_state(&self, state: &Self::State, _now: LocalNow, hasher: &mut FpHasher) {
         state.hash(hasher);
+    }
+
+    /// Value abstraction (see `world::live`): whether `state` holds values that can no
+    /// longer matter. Declaring it is a promise about this state and every state the process
+    /// can reach from it: two states that [`Actor::hash_live_state`] hashes alike react to
+    /// every event (a message, a timer, a crash and restart) with the same effects and again
+    /// into states it hashes alike, and no
+    /// property of the model reads what it leaves out. The default declares nothing.
+    fn has_dead_values(&self, _state: &Self::State) -> bool {
+        false
+    }
+
+    /// Feeds what of `state` can still matter into a fingerprint; called only when
+    /// [`Actor::has_dead_values`] says some values no longer do (the default hashes all).
+    fn hash_live_state(&self, state: &Self::State, now: LocalNow, hasher: &mut FpHasher) {
+        self.hash_state(state, now, hasher);
     }
 
     /// Symmetry reduction (see `world::symmetry`): this actor's configuration with every

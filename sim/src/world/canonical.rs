@@ -68,14 +68,26 @@ impl<A: Actor> World<A> {
         state: &StateOf<A>,
         sym: &SymmetryGroups,
     ) -> (Fingerprint, bool) {
+        self.canonical_fingerprint_by(state, sym, |s| crate::model::Model::fingerprint(self, s))
+    }
+
+    /// [`World::canonical_fingerprint_under`], each candidate hashed by `fingerprint` (the
+    /// plain fingerprint, or the live one of `world::live`: whatever it leaves out, every
+    /// candidate is still the state under an automorphism).
+    pub fn canonical_fingerprint_by(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+        fingerprint: impl Fn(&StateOf<A>) -> Fingerprint,
+    ) -> (Fingerprint, bool) {
         let (sorting, ties) = self.sorting_renaming(state, sym);
         let mut best: Option<(Fingerprint, bool)> = None;
         for_each_reordering(&sorting, &ties, |r| {
             let candidate = if r.is_identity() {
-                (crate::model::Model::fingerprint(self, state), false)
+                (fingerprint(state), false)
             } else {
                 let renamed = self.rename(state, r, sym);
-                (crate::model::Model::fingerprint(self, &renamed), true)
+                (fingerprint(&renamed), true)
             };
             if best.is_none_or(|b| candidate.0 < b.0) {
                 best = Some(candidate);

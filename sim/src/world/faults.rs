@@ -5,8 +5,14 @@
 //! they restart, whose clock may step and by how much, how many messages may be lost).
 //! Exhaustive search branches over every fault at every step while the budget lasts; random
 //! walks take faults with a low probability. A scripted fault is an envelope with one choice.
+//! Besides the built-in five (pauses, partitions, crashes, clock steps, losses), an actor may
+//! declare faults of its own (`Actor::Fault`), listed per process and budgeted the same way
+//! (see `actor_fault.rs`).
 
-use super::actor::{CrashKind, ProcessId};
+use super::actor::{CrashKind, NoFault, ProcessId};
+use super::actor_fault::ActorFaultRule;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// A process that may pause (GC stop-the-world): every handler, timers included, freezes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -83,9 +89,9 @@ pub struct ClockStepFault {
     pub deltas_ms: Vec<i64>,
 }
 
-/// Everything that may go wrong in a world, with budgets.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FaultEnvelope {
+/// Everything that may go wrong in a world, with budgets. `F` is the actors' own fault type.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct FaultEnvelope<F = NoFault> {
     pub pauses: Vec<PauseFault>,
     pub max_pauses: u32,
     pub partitions: Vec<PartitionFault>,
@@ -95,9 +101,52 @@ pub struct FaultEnvelope {
     pub clock_steps: Vec<ClockStepFault>,
     pub max_clock_steps: u32,
     pub max_losses: u32,
+    /// Faults of the actors' own, per process.
+    pub actor_faults: Vec<ActorFaultRule<F>>,
+    pub max_actor_faults: u32,
 }
 
-impl FaultEnvelope {
+impl<F> Default for FaultEnvelope<F> {
+    fn default() -> Self {
+        FaultEnvelope {
+            pauses: Vec::new(),
+            max_pauses: 0,
+            partitions: Vec::new(),
+            max_partitions: 0,
+            crashes: Vec::new(),
+            max_crashes: 0,
+            clock_steps: Vec::new(),
+            max_clock_steps: 0,
+            max_losses: 0,
+            actor_faults: Vec::new(),
+            max_actor_faults: 0,
+        }
+    }
+}
+
+/// The actors' own faults are shown only when there are some, so that the text of an
+/// envelope without them (which a world's model hash is made of) is what it always was.
+impl<F: fmt::Debug> fmt::Debug for FaultEnvelope<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("FaultEnvelope");
+        d.field("pauses", &self.pauses)
+            .field("max_pauses", &self.max_pauses)
+            .field("partitions", &self.partitions)
+            .field("max_partitions", &self.max_partitions)
+            .field("crashes", &self.crashes)
+            .field("max_crashes", &self.max_crashes)
+            .field("clock_steps", &self.clock_steps)
+            .field("max_clock_steps", &self.max_clock_steps)
+            .field("max_losses", &self.max_losses);
+        if !self.actor_faults.is_empty() || self.max_actor_faults != 0 {
+            d.field("actor_faults", &self.actor_faults)
+                .field("max_actor_faults", &self.max_actor_faults);
+        }
+        d.finish()
+    }
+}
+
+impl<F> FaultEnvelope<F> {
     /// No faults at all.
     pub fn none() -> Self {
         Self::default()
@@ -151,11 +200,28 @@ impl FaultEnvelope {
 }
 
 /// Faults spent so far on a path.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FaultsUsed {
     pub pauses: u32,
     pub partitions: u32,
     pub crashes: u32,
     pub clock_steps: u32,
     pub losses: u32,
+    /// Faults of the actors' own.
+    pub actor_faults: u32,
+}
+
+/// Hashed field by field as a derived `Hash` would, the actors' own faults only once there
+/// are some: a world without them keeps the fingerprints it always had.
+impl Hash for FaultsUsed {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.pauses.hash(h);
+        self.partitions.hash(h);
+        self.crashes.hash(h);
+        self.clock_steps.hash(h);
+        self.losses.hash(h);
+        if self.actor_faults != 0 {
+            self.actor_faults.hash(h);
+        }
+    }
 }

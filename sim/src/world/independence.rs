@@ -4,18 +4,18 @@
 //! The idea: everything due at one instant forms an untimed concurrent system (time cannot
 //! move while an event is due, since `Advance` is enabled only when nothing is), and events
 //! of different processes commute there. So when process `p` has an event due, the actions
-//! *on* `p` (its due events, and the pauses, crashes and clock steps the envelope still
-//! allows for it) may be explored alone, postponing everything else, provided that:
+//! *on* `p` (its due events, and the pauses, crashes, clock steps and faults of its actor's
+//! own that the envelope still allows for it) may be explored alone, postponing everything else, provided that:
 //!
 //! 1. **No action outside the set can change an action in it or be changed by it.** An
 //!    event runs one handler on one process's state and appends messages to its own outgoing
 //!    links; two events on different processes touch disjoint parts of the state, and the
 //!    messages in flight are kept grouped by link, so either order gives the same state. A
-//!    pause, crash or clock step of another process `q` touches only `q` (a crash drops the
-//!    messages *to* `q`: whether `p` sends to `q` before or after the crash, the message is
-//!    dropped). Budgets are counts: a path that takes a fault outside the set and later one
-//!    inside took both within the budget, in either order. What does not commute is refused
-//!    below.
+//!    pause, crash, clock step or fault of its actor's own of another process `q` touches
+//!    only `q` (a crash drops the messages *to* `q`: whether `p` sends to `q` before or after
+//!    the crash, the message is dropped; an actor's own fault sends nothing). Budgets are
+//!    counts: a path that takes a fault outside the set and later one inside took both
+//!    within the budget, in either order. What does not commute is refused below.
 //! 2. **Nothing outside the set can make a new action on `p` enabled at this instant.**
 //!    Another process's handler can give `p` a new due event only by a message with zero
 //!    delay; `p` is not chosen when a link into it can have a zero delay. Timers of `p` are
@@ -43,7 +43,7 @@ use super::state::StateOf;
 use super::World;
 use crate::explorer::Sight;
 
-type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
+type Action<A> = super::action::ActionOf<A>;
 
 impl<A: Actor> World<A> {
     /// The process an action happens on, if it is one process's (events and the faults of
@@ -54,7 +54,8 @@ impl<A: Actor> World<A> {
             WorldAction::Fire { process, .. }
             | WorldAction::Pause { process, .. }
             | WorldAction::Crash { process, .. }
-            | WorldAction::ClockStep { process, .. } => Some(*process),
+            | WorldAction::ClockStep { process, .. }
+            | WorldAction::ActorFault { process, .. } => Some(*process),
             WorldAction::Partition { .. }
             | WorldAction::Advance
             | WorldAction::Route { .. }

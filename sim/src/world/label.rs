@@ -52,7 +52,7 @@ impl<A: Actor> World<A> {
     pub(crate) fn describe(
         &self,
         state: &StateOf<A>,
-        action: &WorldAction<A::Msg, A::Timer>,
+        action: &super::action::ActionOf<A>,
     ) -> String {
         let name = |p: usize| self.process_name(p);
         match action {
@@ -108,6 +108,7 @@ impl<A: Actor> World<A> {
             WorldAction::ClockStep { process, delta_ms } => {
                 format!("step clock of {} by {delta_ms:+} ms", name(*process))
             }
+            WorldAction::ActorFault { process, fault } => self.actor_fault_label(*process, fault),
         }
     }
 }

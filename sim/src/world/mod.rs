@@ -15,19 +15,23 @@
 
 mod action;
 mod actor;
+mod actor_fault;
 mod canonical;
 mod clock;
 mod faults;
 mod independence;
+mod inject;
 mod label;
+mod live;
 mod network;
 mod shared;
 mod state;
 mod step;
 mod symmetry;
 
-pub use action::WorldAction;
-pub use actor::{Actor, Context, CrashKind, LocalNow, ProcessId, TimerEffect};
+pub use action::{ActionOf, WorldAction};
+pub use actor::{Actor, Context, CrashKind, LocalNow, NoFault, ProcessId, TimerEffect};
+pub use actor_fault::ActorFaultRule;
 pub use canonical::MAX_CANDIDATES;
 pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
 pub use faults::{
@@ -59,7 +63,7 @@ pub struct World<A: Actor> {
     pub name: String,
     pub processes: Vec<ProcessSpec<A>>,
     pub network: Network,
-    pub faults: FaultEnvelope,
+    pub faults: FaultEnvelope<A::Fault>,
     pub properties: Vec<Property<World<A>>>,
     actors: Vec<A>,
     clocks: Vec<ClockSpec>,
@@ -95,7 +99,7 @@ impl<A: Actor> World<A> {
         self
     }
 
-    pub fn with_faults(mut self, faults: FaultEnvelope) -> Self {
+    pub fn with_faults(mut self, faults: FaultEnvelope<A::Fault>) -> Self {
         self.faults = faults;
         self.symmetry = OnceLock::new();
         self
@@ -146,7 +150,7 @@ impl<A: Actor> World<A> {
 
 impl<A: Actor> Model for World<A> {
     type State = StateOf<A>;
-    type Action = WorldAction<A::Msg, A::Timer>;
+    type Action = ActionOf<A>;
 
     fn init_states(&self) -> Vec<Self::State> {
         vec![self.initial_state()]
@@ -198,6 +202,23 @@ impl<A: Actor> Model for World<A> {
         }
     }
 
+    fn live_fingerprint(&self, state: &Self::State) -> Fingerprint {
+        World::live_fingerprint(self, state)
+    }
+
+    fn has_dead_values(&self, state: &Self::State) -> bool {
+        self.any_dead_values(state)
+    }
+
+    fn canonical_live_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+        match World::symmetry(self) {
+            Ok(groups) => {
+                self.canonical_fingerprint_by(state, groups, |s| World::live_fingerprint(self, s))
+            }
+            Err(_) => (World::live_fingerprint(self, state), false),
+        }
+    }
+
     fn label(&self, state: &Self::State, action: &Self::Action) -> String {
         self.describe(state, action)
     }
@@ -220,7 +241,8 @@ impl<A: Actor> Model for World<A> {
             WorldAction::Pause { .. }
             | WorldAction::Crash { .. }
             | WorldAction::Partition { .. }
-            | WorldAction::ClockStep { .. } => ChoiceKind::Fault,
+            | WorldAction::ClockStep { .. }
+            | WorldAction::ActorFault { .. } => ChoiceKind::Fault,
         }
     }
 

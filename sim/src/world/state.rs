@@ -182,7 +182,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
     }
 
     /// The network, partitions and faults spent, with times relative to `now`.
-    fn hash_rest(&self, h: &mut FpHasher) {
+    pub(super) fn hash_rest(&self, h: &mut FpHasher) {
         let now = self.now_ms;
         let rel = |t: u64| t.saturating_sub(now);
         h.write_usize(self.in_flight.len());
@@ -214,13 +214,24 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         clock: &ClockSpec,
         now: u64,
     ) -> u64 {
+        self.hash_relative_by(clock, now, |s, local, h| actor.hash_state(s, local, h))
+    }
+
+    /// [`ProcState::hash_relative`] with `hash_actor` feeding the actor's state (its whole
+    /// state, or only what can still matter: see `world::live`).
+    pub(super) fn hash_relative_by(
+        &self,
+        clock: &ClockSpec,
+        now: u64,
+        hash_actor: impl Fn(&S, LocalNow, &mut FpHasher),
+    ) -> u64 {
         let mut h = FpHasher::new();
         let rel = |t: u64| t.saturating_sub(now);
         let local: LocalNow = clock.local_now(now, self.clock_steps_ms);
         match &self.life {
             Life::Up(s) => {
                 h.write_u8(1);
-                actor.hash_state(s, local, &mut h);
+                hash_actor(s, local, &mut h);
             }
             Life::Down {
                 survived,
@@ -228,7 +239,7 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             } => {
                 h.write_u8(2);
                 if let Some(s) = survived {
-                    actor.hash_state(s, local, &mut h);
+                    hash_actor(s, local, &mut h);
                 }
                 restart_at_ms.map(rel).hash(&mut h);
             }

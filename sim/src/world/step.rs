@@ -13,13 +13,13 @@
 
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
-use super::clock::{add_step, later};
+use super::clock::later;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
 use std::sync::Arc;
 
-type Action<A> = WorldAction<<A as Actor>::Msg, <A as Actor>::Timer>;
+type Action<A> = super::action::ActionOf<A>;
 
 impl<A: Actor> World<A> {
     pub(crate) fn initial_state(&self) -> StateOf<A> {
@@ -123,9 +123,9 @@ impl<A: Actor> World<A> {
         out.len() - before
     }
 
-    /// Pushes the faults the envelope allows in `state`: every pause, partition, crash and
-    /// clock step whose budget is not spent and whose process or links are in a state to
-    /// suffer it. Drivers other than the explorer draw their faults from the same list.
+    /// Pushes the faults the envelope allows in `state`: every pause, partition, crash,
+    /// clock step and fault of an actor's own whose budget is not spent and whose process or
+    /// links are in a state to suffer it. Drivers other than the explorer draw their faults from the same list.
     pub fn enabled_faults(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
         let used = &state.faults_used;
         let f = &self.faults;
@@ -177,6 +177,7 @@ impl<A: Actor> World<A> {
                 }));
             }
         }
+        self.enabled_actor_faults(state, out);
     }
 
     /// The earliest future time at which something happens, if anything ever will.
@@ -241,49 +242,7 @@ impl<A: Actor> World<A> {
                 state.unrouted.remove(0);
                 state.faults_used.losses += 1;
             }
-            WorldAction::Pause {
-                process,
-                duration_ms,
-            } => {
-                debug_assert!(state.procs[*process].is_running());
-                state.procs[*process].paused_until_ms = Some(later(state.now_ms, *duration_ms));
-                state.faults_used.pauses += 1;
-            }
-            WorldAction::Crash {
-                process,
-                kind,
-                restart_after_ms,
-            } => {
-                let p = *process;
-                let proc = &mut state.procs[p];
-                let Life::Up(s) = &proc.life else {
-                    panic!("internal bug: crash of a process that is down")
-                };
-                proc.life = Life::Down {
-                    survived: self.processes[p].actor.on_crash(s, *kind),
-                    restart_at_ms: restart_after_ms.map(|d| later(state.now_ms, d)),
-                };
-                proc.paused_until_ms = None;
-                proc.timers.clear();
-                state.undecided_timers.retain(|t| t.process != p);
-                state.in_flight.retain(|m| m.to != p);
-                state.unrouted.retain(|m| m.to != p);
-                state.faults_used.crashes += 1;
-            }
-            WorldAction::Partition { index, duration_ms } => {
-                let rule = &self.faults.partitions[*index];
-                state.in_flight.retain(|m| !rule.blocks(m.from, m.to));
-                state.unrouted.retain(|m| !rule.blocks(m.from, m.to));
-                state
-                    .partitions
-                    .push((*index, duration_ms.map(|d| later(state.now_ms, d))));
-                state.faults_used.partitions += 1;
-            }
-            WorldAction::ClockStep { process, delta_ms } => {
-                let steps = &mut state.procs[*process].clock_steps_ms;
-                *steps = add_step(*steps, *delta_ms);
-                state.faults_used.clock_steps += 1;
-            }
+            fault => self.apply_fault(state, fault),
         }
     }
 
@@ -475,6 +434,9 @@ impl<A: Actor> World<A> {
                     delta_ms,
                 })
                 .collect(),
+            WorldAction::ActorFault { process, fault } => {
+                self.smaller_actor_faults(*process, fault)
+            }
             _ => Vec::new(),
         }
     }

@@ -146,6 +146,7 @@ impl<A: Actor> World<A> {
             }
         }
         envelope_refusal(&self.faults, &r)
+            .and_then(|()| self.actor_fault_refusal(&r))
             .map_err(|what| format!("the fault envelope tells {na} from {nb} ({what})"))?;
         Ok(())
     }
@@ -243,7 +244,7 @@ pub fn summary(apart: &[String]) -> String {
 }
 
 /// What of `faults` renaming by `r` changes, if anything.
-fn envelope_refusal(faults: &FaultEnvelope, r: &Renaming) -> Result<(), String> {
+fn envelope_refusal<F>(faults: &FaultEnvelope<F>, r: &Renaming) -> Result<(), String> {
     for f in &faults.pauses {
         let image = (r.of(f.process), &f.durations_ms);
         if !faults

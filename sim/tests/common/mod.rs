@@ -61,6 +61,7 @@ impl Actor for Node {
     type Msg = Msg;
     type Timer = Timer;
     type State = NodeState;
+    type Fault = lockcheck_sim::world::NoFault;
 
     fn on_start(&self, ctx: &mut Context<Msg, Timer>) -> NodeState {
         match self {

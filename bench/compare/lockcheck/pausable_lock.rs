@@ -1,5 +1,8 @@
-//! The benchmark model "pausable-lock", written over the generic [`Model`] trait (the same
-//! system in Promela is `bench/compare/spin/pausable_lock.pml`).
+//! The benchmark model "pausable-lock", written over the kernel's generic `Model` trait (the
+//! same system in Promela is `bench/compare/spin/pausable_lock.pml`, in Stateright
+//! `bench/compare/stateright/`). It is not part of the kernel's API: the benchmark
+//! (`examples/pausable_lock.rs`) and its pinned state counts
+//! (`sim/tests/pausable_lock_counts.rs`) include this file as a module of their own.
 //!
 //! The idea: a tiny, exactly specified transition system that several model checkers can
 //! explore, so that their speed is compared on the *same* reachable state space. N clients
@@ -16,9 +19,7 @@
 //! `resume` and `rounds`), with room for [`MAX_CLIENTS`] clients. The fingerprint hashes the
 //! used bytes as a handful of 64-bit words instead of feeding every field to the hasher.
 
-use crate::fingerprint::{Fingerprint, FpHasher};
-use crate::model::Model;
-use crate::property::Property;
+use lockcheck_sim::{Fingerprint, FpHasher, Model, Property};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 

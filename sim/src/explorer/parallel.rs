@@ -1,0 +1,568 @@
+//! Parallel breadth-first search: the search `explore` makes with a `BreadthFirst`
+//! frontier, on several threads, with the same results whatever their number.
+//!
+//! The idea: breadth-first search pops states from the front of a queue and appends the new
+//! ones at its back, so the states at the front that are already queued can be expanded
+//! together: none of them is a successor of another (successors go behind them). A batch of
+//! them is taken from the front and split into contiguous chunks, one per thread; each
+//! thread computes its chunk's successors and their fingerprints (phase 1). Deduplication is
+//! then done by fingerprint in *queue order*, successor `(parent position, choice index)`
+//! after successor, exactly as one thread would meet them: the visited set is split into
+//! shards by the high bits of the fingerprint, each shard owned by one thread, and each
+//! thread inserts the batch's fingerprints of its shard in that order (phase 2). Whether a
+//! successor is new depends only on the fingerprints before it that are equal to its own,
+//! which all fall into the same shard and are inserted in the same order, so every
+//! successor is new or seen exactly as in the sequential search. Finally one thread walks
+//! the batch in order (phase 3): it counts, evaluates the properties of the new states,
+//! records them in the path log and appends them to the queue, stopping where the
+//! sequential search would stop (a violation, the state limit). The queue, the path log and
+//! every verdict are therefore the sequential search's own: the same unique states, the
+//! same counterexample (the shortest, first in choice order), the same witnesses and the
+//! same statistics, for any number of threads and any batch size. Only the wall-time,
+//! memory and interrupt limits, checked between batches, may end a search at another point.
+//!
+//! Partial-order reduction is refused (the search runs on one thread and says why): its
+//! cycle proviso asks whether a successor was *already expanded*, which depends on the
+//! order of expansions within a batch. Symmetry reduction needs nothing but the canonical
+//! fingerprint and runs in parallel.
+
+mod admit;
+mod batch;
+
+use super::{explore, DeadValues, PartialOrder, Symmetry};
+use crate::checker::{Checker, Hit};
+use crate::fingerprint::Fingerprint;
+use crate::frontier::{BreadthFirst, Pending};
+use crate::limits::{Pacer, MAX_INTERVAL};
+use crate::model::Model;
+use crate::path_log::PathLog;
+use crate::report::{Limit, Outcome, Report, Stats};
+use crate::visited::VisitedSet;
+use crate::Options;
+use admit::{admit_chunk, new_count, Admitted, Slots};
+use batch::{
+    candidate, dedup_shard, expand_chunk, shard_of, Cand, Chunk, Fate, Keys, CHUNK_PARENTS,
+};
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::atomic::Ordering;
+
+/// How many threads a search ran on, or why it ran on one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// On this many threads.
+    Ran(usize),
+    /// On one thread although more were asked for: how many, and why.
+    Refused { asked: usize, why: String },
+}
+
+impl Threads {
+    /// The number of threads the search ran on.
+    pub fn count(&self) -> usize {
+        match self {
+            Threads::Ran(n) => *n,
+            Threads::Refused { .. } => 1,
+        }
+    }
+}
+
+impl fmt::Display for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threads::Ran(1) => f.write_str("1 thread"),
+            Threads::Ran(n) => write!(f, "{n} threads"),
+            Threads::Refused { asked, why } => {
+                write!(f, "1 thread ({asked} asked for, not applicable: {why})")
+            }
+        }
+    }
+}
+
+/// Explores `model` breadth-first on `options.threads` threads: the report of `explore`
+/// with a `BreadthFirst` frontier, whatever the number of threads (see the module doc).
+/// With one thread, or when partial-order reduction is on, it is that search itself.
+pub fn explore_parallel<M>(model: &M, mut options: Options) -> Report<M>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    let threads = options.threads;
+    let checker = Checker::new(model.properties());
+    let frontier = BreadthFirst::<M::State>::default();
+    let partial_order = PartialOrder::decide(&checker.props, &options.reductions, &frontier);
+    let sequential = |options| explore(model, &mut BreadthFirst::default(), options);
+    if threads <= 1 {
+        return sequential(options);
+    }
+    if partial_order.is_on() {
+        let mut report = sequential(options);
+        report.threads = Threads::Refused {
+            asked: threads,
+            why: "partial-order reduction's cycle proviso depends on the order of expansions"
+                .into(),
+        };
+        return report;
+    }
+    if DeadValues::decide::<M, _>(&options.reductions, &frontier).is_on() {
+        let mut report = sequential(options);
+        report.threads = Threads::Refused {
+            asked: threads,
+            why: "the value abstraction's count of the states met is kept by one thread".into(),
+        };
+        return report;
+    }
+    let symmetry = Symmetry::decide(model, &options.reductions, &frontier);
+    options.reductions.symmetry = symmetry.is_on();
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            let mut report = sequential(options);
+            report.threads = Threads::Refused {
+                asked: threads,
+                why: format!("the threads could not be started: {e}"),
+            };
+            return report;
+        }
+    };
+    let mut search = Search::new(model, checker, pool, &options);
+    let outcome = search.run(&mut options);
+    search.finish_memory(&options);
+    if let Some(clock) = &options.wall_clock {
+        search.stats.wall_ms = Some(clock.elapsed_ms());
+    }
+    let mut report = Report::of(
+        search.checker,
+        outcome,
+        search.stats,
+        partial_order,
+        symmetry,
+        DeadValues::Off,
+    );
+    report.threads = Threads::Ran(threads);
+    report
+}
+
+/// The parallel search: the queue, the sharded visited set, and what phase 3 keeps.
+struct Search<'m, M: Model> {
+    model: &'m M,
+    checker: Checker<M>,
+    threads: usize,
+    keys: Keys,
+    shards: Vec<VisitedSet>,
+    /// Under symmetry, the keys of the states met (as the sequential search counts them).
+    met: Option<VisitedSet>,
+    queue: VecDeque<Pending<M::State>>,
+    log: PathLog,
+    stats: Stats,
+    /// Unique states admitted, in queue order.
+    unique: u64,
+    hits: Vec<(usize, Hit)>,
+    cut_by_depth: bool,
+    cut_by_time: bool,
+    pacer: Pacer,
+    /// The threads.
+    pool: rayon::ThreadPool,
+    /// Buffers reused batch after batch: the batch, its chunks, their new entries.
+    batch: Vec<Pending<M::State>>,
+    chunks: Vec<Chunk<M::State>>,
+    fresh_entries: Vec<Vec<Pending<M::State>>>,
+}
+
+/// How phase 3 left a batch.
+enum Walked {
+    Go,
+    Stop(Outcome),
+}
+
+impl<'m, M> Search<'m, M>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    fn new(model: &'m M, checker: Checker<M>, pool: rayon::ThreadPool, options: &Options) -> Self {
+        let threads = pool.current_num_threads();
+        let per_shard = options.expected_states / threads;
+        Search {
+            pool,
+            batch: Vec::new(),
+            chunks: Vec::new(),
+            fresh_entries: Vec::new(),
+            model,
+            checker,
+            threads,
+            keys: Keys {
+                symmetry: options.reductions.symmetry,
+                max_depth: options.max_depth,
+                max_virtual_time_ms: options.max_virtual_time_ms,
+            },
+            shards: (0..threads)
+                .map(|_| VisitedSet::with_capacity(per_shard))
+                .collect(),
+            met: options
+                .reductions
+                .symmetry
+                .then(|| VisitedSet::with_capacity(options.expected_states)),
+            queue: VecDeque::new(),
+            log: PathLog::default(),
+            stats: Stats {
+                runs: 1,
+                ..Stats::default()
+            },
+            unique: 0,
+            hits: Vec::new(),
+            cut_by_depth: false,
+            cut_by_time: false,
+            pacer: Pacer::default(),
+        }
+    }
+
+    fn run(&mut self, options: &mut Options) -> Outcome {
+        if let Walked::Stop(o) = self.admit_initial(options) {
+            return o;
+        }
+        let mut next_check_at = 0;
+        while !self.queue.is_empty() {
+            if self.stats.expanded_states >= next_check_at {
+                let (limit, interval) = self.limit_hit(options);
+                if let Some(limit) = limit {
+                    return Outcome::LimitReached(limit);
+                }
+                next_check_at = self.stats.expanded_states + interval;
+            }
+            if options
+                .interrupt
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            {
+                self.stats.unique_states = self.unique;
+                return Outcome::Interrupted;
+            }
+            if let Walked::Stop(o) = self.next_batch(options) {
+                return o;
+            }
+        }
+        if self.cut_by_depth || self.cut_by_time {
+            Outcome::Bounded {
+                depth: self.cut_by_depth,
+                virtual_time: self.cut_by_time,
+            }
+        } else {
+            Outcome::Complete
+        }
+    }
+
+    /// Takes the next batch from the queue and explores it.
+    fn next_batch(&mut self, options: &Options) -> Walked {
+        let take = (CHUNK_PARENTS * self.threads).min(self.queue.len());
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        batch.extend(self.queue.drain(..take));
+        let mut chunks = std::mem::take(&mut self.chunks);
+        self.expand_batch(&batch, &mut chunks);
+        let evaluated_hits = self.dedup_batch(&chunks);
+        let fresh: usize = chunks.iter().map(new_count).sum();
+        let quiet = !evaluated_hits
+            && self.met.is_none()
+            && !chunks.iter().any(|c| c.hits)
+            && options
+                .max_states
+                .is_none_or(|m| self.unique + fresh as u64 <= m);
+        let walked = if quiet {
+            self.admit_batch(&batch, &mut chunks, fresh);
+            Walked::Go
+        } else {
+            self.walk_batch(&batch, &mut chunks, options)
+        };
+        (self.batch, self.chunks) = (batch, chunks);
+        walked
+    }
+
+    /// Admits the initial states, in order, on this thread.
+    fn admit_initial(&mut self, options: &Options) -> Walked {
+        let model = self.model;
+        for (i, state) in model.init_states().into_iter().enumerate() {
+            let vt = model.virtual_time_ms(&state);
+            let root = Pending {
+                state: state.clone(),
+                node: 0,
+                depth: 0,
+                obligations: self.checker.initial_obligations(vt),
+            };
+            let cand = candidate(model, &self.checker, self.keys, &root, state, i);
+            self.note_met(cand.own_fp);
+            let new = self.shards[shard_of(cand.fp, self.threads)].insert(cand.fp);
+            if let Walked::Stop(o) = self.admit(None, cand, new, options) {
+                return Walked::Stop(o);
+            }
+        }
+        Walked::Go
+    }
+
+    fn note_met(&mut self, own_fp: Fingerprint) {
+        if let Some(met) = self.met.as_mut() {
+            met.insert(own_fp);
+            self.stats.symmetric_states_met = met.len() as u64;
+        }
+    }
+
+    /// Phase 1, one contiguous chunk of `batch` per thread.
+    fn expand_batch(&self, batch: &[Pending<M::State>], chunks: &mut Vec<Chunk<M::State>>) {
+        let per_thread = batch.len().div_ceil(self.threads).max(1);
+        chunks.resize_with(batch.len().div_ceil(per_thread), Chunk::default);
+        let (model, checker, keys) = (self.model, &self.checker, self.keys);
+        self.pool.install(|| {
+            batch
+                .par_chunks(per_thread)
+                .zip(chunks.par_iter_mut())
+                .for_each(|(entries, chunk)| expand_chunk(model, checker, keys, entries, chunk))
+        });
+    }
+
+    /// Phase 2, one shard per thread; whether a new state has a hit to record.
+    fn dedup_batch(&mut self, chunks: &[Chunk<M::State>]) -> bool {
+        let shards = self.shards.len();
+        let (model, checker) = (self.model, &self.checker);
+        let visited = &mut self.shards;
+        self.pool.install(|| {
+            visited
+                .par_iter_mut()
+                .enumerate()
+                .map(|(index, shard)| dedup_shard(model, checker, shard, (index, shards), chunks))
+                .reduce(|| false, |a, b| a || b)
+        })
+    }
+
+    /// Phase 3 of a batch with nothing to record and no limit within it (`admit`): each
+    /// chunk on its own thread, numbered after the chunks before it.
+    fn admit_batch(
+        &mut self,
+        batch: &[Pending<M::State>],
+        chunks: &mut [Chunk<M::State>],
+        fresh: usize,
+    ) {
+        let mut buffers = std::mem::take(&mut self.fresh_entries);
+        buffers.resize_with(chunks.len(), Vec::new);
+        let (first, mut log_parents, mut log_choices) = self.log.append(fresh);
+        let mut jobs = Vec::with_capacity(chunks.len());
+        let (mut first_node, mut parents) = (first, batch);
+        for (chunk, entries) in chunks.iter_mut().zip(buffers.iter_mut()) {
+            let n = new_count(chunk);
+            let (p, rest_p) = std::mem::take(&mut log_parents).split_at_mut(n);
+            let (c, rest_c) = std::mem::take(&mut log_choices).split_at_mut(n);
+            let (mine, rest) = parents.split_at(chunk.fates.len());
+            (log_parents, log_choices, parents) = (rest_p, rest_c, rest);
+            let slots = Slots {
+                first_node,
+                log_parents: p,
+                log_choices: c,
+                entries,
+            };
+            jobs.push((chunk, mine, slots));
+            first_node += n as u32;
+        }
+        let admitted: Vec<Admitted> = self.pool.install(|| {
+            jobs.into_par_iter()
+                .map(|(chunk, mine, slots)| admit_chunk(chunk, mine, slots))
+                .collect()
+        });
+        for (a, entries) in admitted.iter().zip(buffers.iter_mut()) {
+            self.add_admitted(a);
+            self.queue.extend(entries.drain(..));
+        }
+        self.fresh_entries = buffers;
+        self.unique += fresh as u64;
+        self.stats.unique_states = self.unique;
+    }
+
+    fn add_admitted(&mut self, a: &Admitted) {
+        let s = &mut self.stats;
+        s.expanded_states += a.expanded_states;
+        s.transitions += a.transitions;
+        s.cut_off_states += a.cut_off_states;
+        s.max_depth = s.max_depth.max(a.max_depth);
+        s.max_virtual_time_ms = s.max_virtual_time_ms.max(a.max_virtual_time_ms);
+        s.branching.merge(&a.branching);
+        self.cut_by_depth |= a.cut_by_depth;
+        self.cut_by_time |= a.cut_by_time;
+    }
+
+    /// Phase 3: the batch in queue order, as the sequential search admits it.
+    fn walk_batch(
+        &mut self,
+        batch: &[Pending<M::State>],
+        chunks: &mut [Chunk<M::State>],
+        options: &Options,
+    ) -> Walked {
+        let mut parents = batch.iter();
+        for chunk in chunks {
+            let mut cands = chunk.cands.drain(..).zip(chunk.new.drain(..));
+            let mut taken = 0;
+            for fate in chunk.fates.drain(..) {
+                let entry = parents.next().expect("one fate per parent");
+                self.stats.expanded_states += 1;
+                let end = match fate {
+                    Fate::CutByDepth | Fate::CutByTime => {
+                        self.cut_by_depth |= matches!(fate, Fate::CutByDepth);
+                        self.cut_by_time |= matches!(fate, Fate::CutByTime);
+                        self.stats.cut_off_states += 1;
+                        continue;
+                    }
+                    Fate::Terminal { .. } => {
+                        self.checker.at_terminal(&entry.obligations, &mut self.hits);
+                        if let Walked::Stop(o) = self.record_hits(entry.node, options) {
+                            return Walked::Stop(o);
+                        }
+                        continue;
+                    }
+                    Fate::Expanded { end, tally } => {
+                        self.stats.branching.add(&tally);
+                        end
+                    }
+                };
+                for (cand, new) in cands.by_ref().take(end - taken) {
+                    self.stats.transitions += 1;
+                    self.note_met(cand.own_fp);
+                    let new = new.into_inner();
+                    if let Walked::Stop(o) = self.admit(Some(entry), cand, new, options) {
+                        return Walked::Stop(o);
+                    }
+                }
+                taken = end;
+                self.stats.unique_states = self.unique;
+            }
+        }
+        Walked::Go
+    }
+
+    /// Admits one successor of `parent` (or an initial state): as `Search::admit` and
+    /// `Search::admit_successor` do, with newness decided in phase 2.
+    fn admit(
+        &mut self,
+        parent: Option<&Pending<M::State>>,
+        cand: Cand<M::State>,
+        new: bool,
+        options: &Options,
+    ) -> Walked {
+        let undecided: Vec<(usize, Hit)> = cand
+            .hits
+            .iter()
+            .copied()
+            .filter(|&(i, _)| self.checker.undecided(i))
+            .collect();
+        self.hits.extend(undecided);
+        if new {
+            if options.max_states.is_some_and(|m| self.unique >= m) {
+                self.hits.clear();
+                self.stats.unique_states = self.unique;
+                return Walked::Stop(Outcome::LimitReached(Limit::States));
+            }
+            self.unique += 1;
+            self.checker
+                .evaluate(self.model, &cand.state, &mut self.hits);
+        } else if self.hits.is_empty() {
+            return Walked::Go;
+        }
+        let node = match parent {
+            Some(p) => self.log.push(p.node, cand.choice),
+            None => self.log.push_root(cand.choice),
+        };
+        if let Walked::Stop(o) = self.record_hits(node, options) {
+            return Walked::Stop(o);
+        }
+        if !new {
+            self.log.pop_unused(node);
+            return Walked::Go;
+        }
+        let depth = parent.map_or(0, |p| p.depth + 1);
+        if parent.is_some() {
+            self.stats.max_depth = self.stats.max_depth.max(depth);
+            self.stats.max_virtual_time_ms = self.stats.max_virtual_time_ms.max(cand.vt);
+        }
+        self.queue.push_back(Pending {
+            state: cand.state,
+            node,
+            depth,
+            obligations: cand.obligations,
+        });
+        Walked::Go
+    }
+
+    fn record_hits(&mut self, node: u32, options: &Options) -> Walked {
+        if self.hits.is_empty() {
+            return Walked::Go;
+        }
+        let path = self.log.path_to(self.model, node, None);
+        let violated = self.checker.record(&mut self.hits, path);
+        self.stats.unique_states = self.unique;
+        if violated && options.stop_at_first_violation {
+            return Walked::Stop(Outcome::StoppedAtViolation);
+        }
+        Walked::Go
+    }
+}
+
+impl<M> Search<'_, M>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    /// Reads memory and the clock, reports progress; returns the limit reached, if any,
+    /// and the expansions to wait before the next check (`limits::Pacer`).
+    fn limit_hit(&mut self, options: &mut Options) -> (Option<Limit>, u64) {
+        self.stats.unique_states = self.unique;
+        self.stats.frontier_states = self.queue.len() as u64;
+        let memory = self.measure_memory(options);
+        let expanded = self.stats.expanded_states;
+        let interval = self
+            .pacer
+            .next_interval(expanded, memory, options.max_memory_bytes);
+        if let Some(progress) = options.progress.as_mut() {
+            progress(&self.stats);
+        }
+        if options.max_memory_bytes.is_some_and(|m| memory >= m) {
+            return (Some(Limit::Memory), interval);
+        }
+        if let (Some(limit), Some(clock)) = (options.time_limit_ms, &options.wall_clock) {
+            if clock.elapsed_ms() >= limit {
+                return (Some(Limit::WallTime), interval);
+            }
+        }
+        (None, interval)
+    }
+
+    /// The memory a limit is compared with, the peak reported updated on the way: as
+    /// `Search::measure_memory`, with every shard's next doubling that a batch could cause.
+    fn measure_memory(&mut self, options: &Options) -> u64 {
+        let per_shard = (MAX_INTERVAL * 16) as usize + CHUNK_PARENTS * 16;
+        let now: usize = self.shards.iter().map(VisitedSet::bytes).sum();
+        let soon: usize = self
+            .shards
+            .iter()
+            .map(|s| s.bytes_after_growth(per_shard))
+            .sum();
+        let met = self.met.as_ref().map_or(0, VisitedSet::bytes);
+        let resident = options
+            .memory_gauge
+            .as_ref()
+            .and_then(|g| g.resident_bytes());
+        let (reported, compared) = match resident {
+            Some(bytes) => (bytes, bytes + (soon - now) as u64),
+            None => {
+                let entries = self.queue.len() * std::mem::size_of::<Pending<M::State>>();
+                let bytes = (soon + met + self.log.bytes() + entries) as u64;
+                (bytes, bytes)
+            }
+        };
+        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(reported);
+        compared
+    }
+
+    /// The memory figure every report has, measured once more at the end.
+    fn finish_memory(&mut self, options: &Options) {
+        self.measure_memory(options);
+    }
+}

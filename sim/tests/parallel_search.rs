@@ -1,0 +1,235 @@
+//! Parallel breadth-first search gives the sequential search's results whatever the number
+//! of threads: the same outcome, unique states and statistics, the same verdicts, and the
+//! same counterexample and witnesses, step for step (the pausable-lock benchmark model and
+//! the lease world, with and without a `leads_to_within` obligation, limits and bounds).
+
+mod common;
+#[allow(dead_code)] // The tests use part of the model; the benchmark uses the rest.
+#[path = "../../bench/compare/lockcheck/pausable_lock.rs"]
+mod pausable_lock;
+
+use common::{holders, phase, Lease, Node, Phase, CLIENT_1};
+use lockcheck_sim::world::World;
+use lockcheck_sim::{
+    explore, explore_parallel, BreadthFirst, Limit, Model, Options, Outcome, Property, Reductions,
+    Report, Threads,
+};
+use pausable_lock::PausableLock;
+
+/// A property's name, verdict, and path (initial state's index and step labels), if any.
+type Verdict = (String, &'static str, Option<(usize, Vec<String>)>);
+
+/// Each property's verdict with its path.
+fn verdicts<M: Model>(report: &Report<M>) -> Vec<Verdict> {
+    report
+        .properties
+        .iter()
+        .map(|p| {
+            let path = p.status.path().map(|path| (path.init, path.labels()));
+            (p.name.clone(), p.status.word(), path)
+        })
+        .collect()
+}
+
+/// Runs `model` sequentially and on 2, 3 and 4 threads under `options()`, and requires
+/// every parallel report to equal the sequential one. Returns the sequential report.
+fn same_on_any_threads<M>(model: &M, options: impl Fn() -> Options) -> Report<M>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    let sequential = explore(model, &mut BreadthFirst::default(), options());
+    for threads in [2, 3, 4] {
+        let parallel = explore_parallel(
+            model,
+            Options {
+                threads,
+                ..options()
+            },
+        );
+        assert_eq!(parallel.threads, Threads::Ran(threads));
+        assert_eq!(parallel.outcome, sequential.outcome, "{threads} threads");
+        assert_eq!(
+            parallel.stats.results(),
+            sequential.stats.results(),
+            "{threads} threads"
+        );
+        assert_eq!(
+            verdicts(&parallel),
+            verdicts(&sequential),
+            "{threads} threads"
+        );
+    }
+    sequential
+}
+
+fn all_properties() -> Options {
+    Options {
+        stop_at_first_violation: false,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn pausable_lock_small_and_medium_the_same_on_any_threads() {
+    let small = PausableLock::new(2, 5, 2, 3, 1, 12, 1);
+    let report = same_on_any_threads(&small, all_properties);
+    assert_eq!(report.stats.unique_states, 6_402);
+    assert!(report.first_violation().is_some());
+    let medium = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
+    let report = same_on_any_threads(&medium, all_properties);
+    assert_eq!(report.stats.unique_states, 481_927);
+    assert!(report.first_violation().is_none());
+}
+
+#[test]
+fn the_first_counterexample_is_the_same_on_any_threads() {
+    // Stops at the first violation: the statistics at that point must agree too.
+    let model = PausableLock::new(3, 5, 2, 3, 1, 14, 1);
+    let report = same_on_any_threads(&model, Options::default);
+    assert_eq!(report.outcome, Outcome::StoppedAtViolation);
+    let (_, path) = report.first_violation().expect("TTL <= C + B*P violates");
+    assert!(!path.steps.is_empty());
+}
+
+#[test]
+fn state_limits_and_depth_bounds_cut_at_the_same_state() {
+    let model = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
+    for max_states in [1, 2, 1_000, 12_345] {
+        let report = same_on_any_threads(&model, || Options {
+            max_states: Some(max_states),
+            ..all_properties()
+        });
+        assert_eq!(report.outcome, Outcome::LimitReached(Limit::States));
+        assert_eq!(report.stats.unique_states, max_states);
+    }
+    let report = same_on_any_threads(&model, || Options {
+        max_depth: Some(9),
+        ..all_properties()
+    });
+    assert!(matches!(
+        report.outcome,
+        Outcome::Bounded { depth: true, .. }
+    ));
+}
+
+/// The lease world with a bounded-liveness property, so paths carry obligations.
+fn lease_with_obligation(lease: &Lease) -> World<Node> {
+    lease.world().with_property(Property::leads_to_within(
+        "client-1-done-soon",
+        25,
+        |_, s| phase(s, CLIENT_1) == Some(Phase::Holding),
+        |_, s| phase(s, CLIENT_1) != Some(Phase::Holding),
+    ))
+}
+
+#[test]
+fn lease_worlds_the_same_on_any_threads_with_obligations_and_time_bounds() {
+    let mut lease = Lease::new(10, 4, 8);
+    lease.delays_ms = vec![0, 1, 2];
+    lease.max_pauses = 2;
+    let world = lease_with_obligation(&lease);
+    let report = same_on_any_threads(&world, all_properties);
+    assert_eq!(report.outcome, Outcome::Complete);
+    assert!(
+        report.stats.unique_states > 1_000,
+        "{}",
+        report.stats.unique_states
+    );
+    let report = same_on_any_threads(&world, Options::default);
+    assert!(report.first_violation().is_some());
+    same_on_any_threads(&world, || Options {
+        max_virtual_time_ms: Some(12),
+        ..all_properties()
+    });
+    let safe = Lease::new(10, 2, 1).world();
+    let report = same_on_any_threads(&safe, all_properties);
+    assert!(report.first_violation().is_none());
+    assert!(holders(&World::init_states(&safe)[0]) == 0);
+}
+
+#[test]
+fn partial_order_reduction_runs_on_one_thread_and_says_why() {
+    let world = Lease::new(10, 4, 8).world();
+    let options = || Options {
+        reductions: Reductions::all(),
+        ..all_properties()
+    };
+    let sequential = explore(&world, &mut BreadthFirst::default(), options());
+    let parallel = explore_parallel(
+        &world,
+        Options {
+            threads: 4,
+            ..options()
+        },
+    );
+    if sequential.partial_order.is_on() {
+        assert!(
+            matches!(&parallel.threads, Threads::Refused { asked: 4, why } if why.contains("cycle proviso")),
+            "{}",
+            parallel.threads
+        );
+    } else {
+        assert_eq!(parallel.threads, Threads::Ran(4));
+    }
+    assert_eq!(parallel.stats.results(), sequential.stats.results());
+    assert_eq!(verdicts(&parallel), verdicts(&sequential));
+}
+
+/// A clock that says the time limit has long passed.
+struct LongAgo;
+
+impl lockcheck_sim::WallClock for LongAgo {
+    fn elapsed_ms(&self) -> u64 {
+        1 << 40
+    }
+}
+
+#[test]
+fn limits_interrupts_and_progress_hold_on_threads() {
+    let model = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
+    let on_two = |options: Options| {
+        explore_parallel(
+            &model,
+            Options {
+                threads: 2,
+                ..options
+            },
+        )
+    };
+    let timed = on_two(Options {
+        time_limit_ms: Some(1_000),
+        wall_clock: Some(std::sync::Arc::new(LongAgo)),
+        ..all_properties()
+    });
+    assert_eq!(timed.outcome, Outcome::LimitReached(Limit::WallTime));
+    let bounded = on_two(Options {
+        max_memory_bytes: Some(1 << 20),
+        ..all_properties()
+    });
+    assert_eq!(bounded.outcome, Outcome::LimitReached(Limit::Memory));
+    assert!(bounded.stats.peak_memory_bytes >= 1 << 20);
+    assert!(bounded.stats.unique_states < 481_927);
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let interrupted = on_two(Options {
+        interrupt: Some(flag),
+        ..all_properties()
+    });
+    assert_eq!(interrupted.outcome, Outcome::Interrupted);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let complete = on_two(Options {
+        progress: Some(Box::new(move |s: &lockcheck_sim::Stats| {
+            log.lock()
+                .unwrap()
+                .push((s.unique_states, s.frontier_states));
+        })),
+        ..all_properties()
+    });
+    assert_eq!(complete.stats.unique_states, 481_927);
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() > 10, "{} progress reports", seen.len());
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert!(seen.iter().any(|&(_, frontier)| frontier > 1_000));
+}

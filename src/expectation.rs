@@ -1,0 +1,104 @@
+//! A check's verdict against the scenario's `[expect]`: the two said in the same words, and
+//! whether they agree.
+//!
+//! A stated `safe` is met only by a search that found no violation, ended with a verdict
+//! (not cut by a limit or a signal) and witnessed every `sometimes` oracle (a hollow green
+//! run does not count). A stated violation is met when that oracle is violated (with
+//! `--all-oracles` others may be too).
+//! Without `[expect]` there is nothing to compare.
+
+use crate::check::Checked;
+use crate::scenario::Expected;
+use lockcheck_sim::Outcome;
+use serde_json::{json, Value};
+
+/// How a check's verdict compares with what the scenario expects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expectation {
+    /// The scenario states no expectation.
+    Unstated,
+    Matches {
+        expected: String,
+    },
+    Differs {
+        expected: String,
+        got: String,
+    },
+}
+
+impl Expectation {
+    /// Compares `checked` with `expected`.
+    pub fn of(checked: &Checked, expected: &Expected) -> Expectation {
+        let expected_words = match expected {
+            Expected::Unstated => return Expectation::Unstated,
+            Expected::Safe => "safe".to_string(),
+            Expected::Violated { oracle } => format!("violation of {oracle}"),
+        };
+        let matches = match expected {
+            Expected::Violated { oracle } => checked.violations().iter().any(|(n, _)| n == oracle),
+            _ => has_verdict(checked) && checked.as_expected(expected),
+        };
+        if matches {
+            Expectation::Matches {
+                expected: expected_words,
+            }
+        } else {
+            Expectation::Differs {
+                expected: expected_words,
+                got: got(checked),
+            }
+        }
+    }
+
+    /// The line `check` prints (none when no expectation is stated).
+    pub fn line(&self) -> Option<String> {
+        match self {
+            Expectation::Unstated => None,
+            Expectation::Matches { expected } => {
+                Some(format!("expectation: matches expectation ({expected})\n"))
+            }
+            Expectation::Differs { expected, got } => Some(format!(
+                "expectation: DIFFERS from expectation: expected {expected}, got {got}\n"
+            )),
+        }
+    }
+
+    /// The same in JSON.
+    pub fn json(&self) -> Value {
+        match self {
+            Expectation::Unstated => json!({"status": "unstated"}),
+            Expectation::Matches { expected } => {
+                json!({"status": "matches", "expected": expected})
+            }
+            Expectation::Differs { expected, got } => {
+                json!({"status": "differs", "expected": expected, "got": got})
+            }
+        }
+    }
+}
+
+/// Whether the search ended with a verdict: a violation, or a search not cut short.
+fn has_verdict(checked: &Checked) -> bool {
+    checked.violated().is_some()
+        || !matches!(
+            checked.report.outcome,
+            Outcome::LimitReached(_) | Outcome::Interrupted
+        )
+}
+
+/// The verdict in the words of an expectation.
+fn got(checked: &Checked) -> String {
+    let violated: Vec<&str> = checked.violations().iter().map(|(n, _)| *n).collect();
+    if !violated.is_empty() {
+        return format!("violation of {}", violated.join(", "));
+    }
+    if !has_verdict(checked) {
+        return format!("no verdict ({})", checked.report.outcome);
+    }
+    let hollow = checked.report.hollow();
+    if hollow.is_empty() {
+        "safe".to_string()
+    } else {
+        format!("a hollow safe (never witnessed: {})", hollow.join(", "))
+    }
+}

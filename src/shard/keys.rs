@@ -1,0 +1,78 @@
+//! A shard's key file: the sorted deduplication keys of the states it stored, as a magic
+//! header, the count, then each key as 8 little-endian bytes. Read back as a stream, so that
+//! merging never holds more than one key per shard in memory.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"LCKEYS01";
+
+/// Writes `keys` (sorted, distinct) to `path`.
+pub fn write_keys(path: &Path, keys: &[u64]) -> std::io::Result<()> {
+    let mut out = BufWriter::new(File::create(path)?);
+    out.write_all(MAGIC)?;
+    out.write_all(&(keys.len() as u64).to_le_bytes())?;
+    for key in keys {
+        out.write_all(&key.to_le_bytes())?;
+    }
+    out.flush()
+}
+
+/// A key file being read: its keys in order, checked to be sorted and as many as announced.
+pub struct KeysReader {
+    input: BufReader<File>,
+    left: u64,
+    last: Option<u64>,
+    /// The first problem met, which ends the stream (the caller reports it).
+    pub error: Option<String>,
+}
+
+/// Opens the key file at `path`, checking its header.
+pub fn read_keys(path: &Path) -> Result<KeysReader, String> {
+    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut input = BufReader::new(file);
+    let mut header = [0u8; 16];
+    input.read_exact(&mut header).map_err(|_| {
+        format!(
+            "{} is not a shard key file (too short for its header)",
+            path.display()
+        )
+    })?;
+    if &header[..8] != MAGIC {
+        return Err(format!(
+            "{} is not a shard key file (it does not start with {})",
+            path.display(),
+            String::from_utf8_lossy(MAGIC)
+        ));
+    }
+    let left = u64::from_le_bytes(header[8..].try_into().expect("8 bytes"));
+    Ok(KeysReader {
+        input,
+        left,
+        last: None,
+        error: None,
+    })
+}
+
+impl Iterator for KeysReader {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        if self.left == 0 || self.error.is_some() {
+            return None;
+        }
+        let mut word = [0u8; 8];
+        if self.input.read_exact(&mut word).is_err() {
+            self.error = Some(format!("it ends {} keys early", self.left));
+            return None;
+        }
+        let key = u64::from_le_bytes(word);
+        if self.last.is_some_and(|last| key <= last) {
+            self.error = Some("its keys are not sorted".into());
+            return None;
+        }
+        self.left -= 1;
+        self.last = Some(key);
+        Some(key)
+    }
+}

@@ -1,0 +1,105 @@
+//! Every built-in scenario gets the same search on any number of threads: the same
+//! outcome, unique states and statistics, the same verdict per oracle and the same paths
+//! (counterexamples and witnesses, step for step), with symmetry reduction and without,
+//! stopping at the first violation and exploring everything (each search capped at a
+//! state limit to keep the test short, which the parallel search must also cut at the same
+//! state). With partial-order reduction the search runs on one thread and says why.
+
+use lockcheck::oracles::RedisWorld;
+use lockcheck::scenario::{builtin, Scenario};
+use lockcheck_sim::{
+    explore, explore_parallel, BreadthFirst, Options, Reductions, Report, Threads,
+};
+
+const MAX_STATES: u64 = 2_000;
+
+/// Each oracle's verdict with its path's labels.
+fn verdicts(report: &Report<RedisWorld>) -> Vec<(String, String, Vec<String>)> {
+    report
+        .properties
+        .iter()
+        .map(|p| {
+            let labels = p
+                .status
+                .path()
+                .map(|path| path.labels())
+                .unwrap_or_default();
+            (p.name.clone(), p.status.word().to_string(), labels)
+        })
+        .collect()
+}
+
+fn options(scenario: &Scenario, reductions: Reductions, stop: bool, threads: usize) -> Options {
+    Options {
+        stop_at_first_violation: stop,
+        max_states: Some(MAX_STATES),
+        reductions,
+        threads,
+        ..scenario.explore.options()
+    }
+}
+
+#[test]
+fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
+    let symmetry_only = Reductions {
+        partial_order: false,
+        symmetry: true,
+        dead_values: false,
+    };
+    let mut compared = 0;
+    for scenario in builtin::all() {
+        let world = scenario.build().expect("a built-in builds");
+        for reductions in [Reductions::none(), symmetry_only] {
+            for stop in [true, false] {
+                let sequential = explore(
+                    &world,
+                    &mut BreadthFirst::default(),
+                    options(&scenario, reductions, stop, 1),
+                );
+                for threads in [2, 4] {
+                    let parallel =
+                        explore_parallel(&world, options(&scenario, reductions, stop, threads));
+                    let what = format!("{} on {threads} threads, {reductions:?}", scenario.name);
+                    assert_eq!(parallel.threads, Threads::Ran(threads), "{what}");
+                    assert_eq!(parallel.outcome, sequential.outcome, "{what}");
+                    assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
+                    assert_eq!(
+                        parallel.stats.results(),
+                        sequential.stats.results(),
+                        "{what}"
+                    );
+                    assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 4 * 2 * 2 * 2, "{compared} comparisons");
+}
+
+#[test]
+fn with_partial_order_reduction_the_search_runs_on_one_thread_and_says_why() {
+    let mut refused = 0;
+    for scenario in builtin::all() {
+        let world = scenario.build().expect("a built-in builds");
+        let sequential = explore(
+            &world,
+            &mut BreadthFirst::default(),
+            options(&scenario, Reductions::all(), true, 1),
+        );
+        let parallel = explore_parallel(&world, options(&scenario, Reductions::all(), true, 4));
+        if sequential.partial_order.is_on() {
+            let Threads::Refused { asked: 4, why } = &parallel.threads else {
+                panic!("{}: {}", scenario.name, parallel.threads);
+            };
+            assert!(why.contains("partial-order reduction"), "{why}");
+            refused += 1;
+        }
+        assert_eq!(parallel.stats.results(), sequential.stats.results());
+        assert_eq!(verdicts(&parallel), verdicts(&sequential));
+    }
+    assert!(
+        refused > 0,
+        "no built-in scenario used partial-order reduction"
+    );
+}

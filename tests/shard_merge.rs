@@ -1,0 +1,187 @@
+//! Sharded search loses nothing and invents nothing: for every built-in scenario that
+//! completes within the cap, N shards merged give the unsharded breadth-first search's
+//! outcome, unique-state count (the union of the shards' keys), verdict per oracle and the
+//! same counterexample and witness paths, step for step, stopping at the first violation
+//! and exploring everything (symmetry reduction under sharding is compared in the kernel's
+//! `sim/tests/symmetry.rs`, on a world with identical clients). A merge that leaves out one shard's states is caught by the same comparison.
+
+use lockcheck::check::Checked;
+use lockcheck::cli::search::outcome_word;
+use lockcheck::oracles::RedisWorld;
+use lockcheck::scenario::{builtin, Scenario};
+use lockcheck::shard::{merge, plan_hash, Merged, ShardResult};
+use lockcheck_sim::{
+    explore, explore_shard, union_len, BreadthFirst, Options, Outcome, PartialOrder, ShardPlan,
+};
+
+const CAP: u64 = 12_000;
+/// Few roots per shard, so that small spaces split.
+const ROOTS: u32 = 4;
+
+fn options(scenario: &Scenario, stop_at_first: bool) -> Options {
+    let mut o = Options {
+        stop_at_first_violation: stop_at_first,
+        max_states: Some(CAP),
+        ..scenario.explore.options()
+    };
+    o.reductions.partial_order = false;
+    o
+}
+
+fn unsharded(scenario: &Scenario, stop_at_first: bool) -> Checked {
+    let world = scenario.build().expect("scenario builds");
+    let report = explore(
+        &world,
+        &mut BreadthFirst::default(),
+        options(scenario, stop_at_first),
+    );
+    Checked { world, report }
+}
+
+/// Every shard's result, and how many of them split.
+fn shard_results(
+    world: &RedisWorld,
+    scenario: &Scenario,
+    shards: u32,
+    stop_at_first: bool,
+) -> Vec<(ShardResult, Vec<u64>)> {
+    (0..shards)
+        .map(|k| {
+            let o = options(scenario, stop_at_first);
+            let plan = ShardPlan::new(shards, k)
+                .unwrap()
+                .with_roots_per_shard(ROOTS);
+            let hash = plan_hash(world, scenario, &o, plan);
+            let found = explore_shard(world, plan, o);
+            let r = ShardResult::new(
+                scenario,
+                world,
+                plan,
+                hash,
+                stop_at_first,
+                &found,
+                "-".into(),
+            );
+            (r, found.keys)
+        })
+        .collect()
+}
+
+/// The merge of `results` and the size of the union of their keys.
+fn merged(results: &[(ShardResult, Vec<u64>)]) -> (Merged, u64) {
+    let files: Vec<(String, ShardResult)> = results
+        .iter()
+        .map(|(r, _)| (format!("shard-{}", r.shard), r.clone()))
+        .collect();
+    let merged = merge(&files, true).expect("one plan");
+    let unique = union_len(results.iter().map(|(_, k)| k.iter().copied()).collect());
+    (merged, unique)
+}
+
+/// Compares the merge of `shards` shards with the unsharded search: `None` when the
+/// unsharded search hit the cap (nothing compared), else whether the search split.
+fn compare(scenario: &Scenario, shards: u32, stop_at_first: bool) -> Option<bool> {
+    let whole = unsharded(scenario, stop_at_first);
+    if matches!(whole.report.outcome, Outcome::LimitReached(_)) {
+        return None;
+    }
+    let name = format!(
+        "{} ({shards} shards, stop at first: {stop_at_first})",
+        scenario.name
+    );
+    let results = shard_results(&whole.world, scenario, shards, stop_at_first);
+    let (m, unique) = merged(&results);
+    assert_eq!(
+        m.outcome,
+        outcome_word(&whole.report.outcome),
+        "{name}: outcome"
+    );
+    assert!(m.shortest, "{name}: every shard present and done");
+    if whole.report.outcome != Outcome::StoppedAtViolation {
+        assert_eq!(
+            unique, whole.report.stats.unique_states,
+            "{name}: unique states"
+        );
+    }
+    for (p, w) in m.properties.iter().zip(&whole.report.properties) {
+        assert_eq!(p.name, w.name);
+        assert_eq!(
+            p.status,
+            w.status.word().to_lowercase(),
+            "{name}: {}",
+            p.name
+        );
+        let path = w.status.path().map(|path| path.labels());
+        assert_eq!(p.labels, path, "{name}: {}'s path", p.name);
+    }
+    Some(results.iter().any(|(r, _)| r.split.is_some()))
+}
+
+#[test]
+fn every_builtin_scenario_merges_to_the_unsharded_search() {
+    let mut compared = 0;
+    let mut split = 0;
+    for scenario in builtin::all() {
+        for stop_at_first in [true, false] {
+            if let Some(did_split) = compare(&scenario, 3, stop_at_first) {
+                compared += 1;
+                split += did_split as usize;
+            }
+        }
+    }
+    assert!(compared >= 40, "only {compared} searches compared");
+    assert!(split >= 10, "only {split} of the compared searches split");
+}
+
+#[test]
+fn the_number_of_shards_does_not_change_the_merged_result() {
+    for name in [
+        "kleppmann-pause-past-lease",
+        "redisson-gc-past-lease-defended",
+    ] {
+        let scenario = builtin::by_name(name).unwrap();
+        for shards in [1, 2, 4] {
+            for stop_at_first in [true, false] {
+                let split = compare(&scenario, shards, stop_at_first).expect("within the cap");
+                // Exploring everything, every plan of several shards splits these spaces.
+                if !stop_at_first || shards == 1 {
+                    assert_eq!(split, shards > 1, "{name}: {shards} shards");
+                }
+            }
+        }
+    }
+}
+
+/// Partial-order reduction is refused in a shard, by name.
+#[test]
+fn partial_order_reduction_is_refused_in_a_shard_with_its_reason() {
+    let scenario = builtin::by_name("seed-003-incident").unwrap();
+    let world = scenario.build().unwrap();
+    let found = explore_shard(
+        &world,
+        ShardPlan::new(2, 0).unwrap(),
+        scenario.explore.options(),
+    );
+    match &found.report.partial_order {
+        PartialOrder::Unavailable(why) => assert!(why.contains("cycle proviso"), "{why}"),
+        other => panic!("partial order {other}"),
+    }
+}
+
+/// The comparison catches a merge that lacks one shard's states: the union is short.
+#[test]
+fn a_merge_missing_a_shard_is_caught() {
+    let scenario = builtin::by_name("redisson-gc-past-lease-defended").unwrap();
+    let whole = unsharded(&scenario, false);
+    assert_eq!(whole.report.outcome, Outcome::Complete);
+    let mut results = shard_results(&whole.world, &scenario, 3, false);
+    results.pop();
+    let (m, unique) = merged(&results);
+    assert!(!m.shortest);
+    assert_eq!(m.outcome, "incomplete");
+    assert!(
+        unique < whole.report.stats.unique_states,
+        "{unique} of {} states without shard 2",
+        whole.report.stats.unique_states
+    );
+}
