@@ -9,7 +9,7 @@
 
 use crate::record::Record;
 use crate::run::{HostedActor, Run};
-use lockcheck_sim::world::{ActionOf, Life, ProcessId, WorldAction};
+use lockcheck_sim::world::{ActionOf, ProcessId, WorldAction};
 use madsim::net::NetSim;
 use madsim::rand::{thread_rng, Rng};
 use madsim::runtime::Handle;
@@ -50,7 +50,7 @@ impl<A: HostedActor> Run<A> {
     /// process's node and schedules its resume or restart, a partition clogs its links.
     /// Clock steps and faults of an actor's own live in the record's state alone.
     fn inject(self: &Arc<Self>, r: &mut Record<A>, now: u64, fault: &ActionOf<A>) {
-        r.state.now_ms = now;
+        self.world.move_time_to(&mut r.state, now);
         self.world.apply_fault(&mut r.state, fault);
         match *fault {
             WorldAction::Pause { process: q, .. } => {
@@ -66,11 +66,7 @@ impl<A: HostedActor> Run<A> {
                 r.work[q] = 0;
                 let epoch = bump(r, q);
                 Handle::current().kill(self.node(q));
-                if let Life::Down {
-                    restart_at_ms: Some(t),
-                    ..
-                } = r.state.procs[q].life
-                {
+                if let Some(t) = r.restart_at_ms(q) {
                     // Restarted a little early, so that its endpoint is bound when it comes
                     // up (madsim takes a moment to bind); it starts at `t` itself.
                     let at = self.instant(t) - RESTART_LEAD;

@@ -102,7 +102,7 @@ impl<A: Actor> Record<A> {
 
     /// Judges the state at `now_ms` by every property.
     pub fn evaluate(&mut self, world: &World<A>, now_ms: u64) {
-        self.state.now_ms = now_ms;
+        world.move_time_to(&mut self.state, now_ms);
         let mut hits = Vec::new();
         self.checker.evaluate(world, &self.state, &mut hits);
         self.checker.update_obligations(

@@ -9,7 +9,7 @@ use crate::node;
 use crate::record::{ChoiceKind, Record};
 use crate::report::{Ended, RunReport};
 use crate::wire::{self, Envelope};
-use lockcheck_sim::world::{ActionOf, Actor, Context, Life, ProcessId, World, WorldAction};
+use lockcheck_sim::world::{ActionOf, Actor, ProcessId, World};
 use lockcheck_sim::Trace;
 use lockcheck_sim::FAULT_RATES_PER_MILLE;
 use madsim::net::{Endpoint, NetSim};
@@ -170,25 +170,15 @@ impl<A: HostedActor> Run<A> {
         if r.ended.is_some() {
             return None;
         }
-        r.state.now_ms = now;
-        let mut ctx = Context::new(p, self.world.local_now(&r.state, p));
-        let actor = &self.world.processes[p].actor;
-        let state = match std::mem::replace(
-            &mut r.state.procs[p].life,
-            Life::Down {
-                survived: None,
-                restart_at_ms: None,
-            },
-        ) {
-            Life::Down { survived, .. } if r.started[p] => {
-                r.controls -= 1;
-                r.note(now, format!("restart {}", self.world.process_name(p)));
-                actor.on_restart(survived, &mut ctx)
-            }
-            _ => actor.on_start(&mut ctx),
+        self.world.move_time_to(&mut r.state, now);
+        let ctx = if r.started[p] {
+            r.controls -= 1;
+            r.note(now, format!("restart {}", self.world.process_name(p)));
+            self.world.restart_process(&mut r.state, p)
+        } else {
+            self.world.start_process(&mut r.state, p)
         };
         r.started[p] = true;
-        r.state.procs[p].life = Life::Up(state);
         // The kernel's first state has every process started; judge nothing before that.
         if r.started.iter().all(|&s| s) {
             r.evaluate(&self.world, now);
@@ -220,18 +210,8 @@ impl<A: HostedActor> Run<A> {
             r.is_running(p),
             "internal bug: a handler of a stopped process"
         );
-        let mut ctx = Context::new(p, self.world.local_now(&r.state, p));
-        let actor = &self.world.processes[p].actor;
-        let Life::Up(state) = &mut r.state.procs[p].life else {
-            unreachable!("running implies up")
-        };
-        match &event {
-            WorldAction::Deliver { from, msg, .. } => {
-                actor.on_message(state, *from, A::Msg::clone(msg), &mut ctx)
-            }
-            WorldAction::Fire { timer, .. } => actor.on_timer(state, timer.clone(), &mut ctx),
-            _ => unreachable!("only deliveries and timers are handled by processes"),
-        }
+        debug_assert_eq!(self.world.action_process(&event), Some(p));
+        let ctx = self.world.handle_event(&mut r.state, event.clone());
         r.log(now, event);
         r.steps += 1;
         r.evaluate(&self.world, now);

@@ -10,7 +10,7 @@
 
 use lockcheck::scenario::{builtin, Expected};
 use lockcheck_madsim::scenario::{
-    batch_with_seed, expect_safe, expect_violation, in_runtime, TestName,
+    batch_with_seed, expect_safe, expect_violation, in_runtime, TestName, NOT_REACHED,
 };
 use lockcheck_madsim::Until;
 use std::process::Command;
@@ -107,14 +107,6 @@ breaks! {
     redisson_shared_thread => "redisson-shared-thread" violates "me-lock",
     two_detectors_owner_checked => "two-detectors-owner-checked" violates "me-lock",
 }
-
-/// Built-ins whose violation madsim's random runs are not known to reach, with the oracle
-/// and why: the kernel finds these exhaustively and by its own random walks.
-const NOT_REACHED: &[(&str, &str, &str)] = &[(
-    "redlock-split-vote-livelock",
-    "progress",
-    "no violation of the bounded `progress` oracle in 20,000 madsim runs of seed 1",
-)];
 
 #[test]
 fn the_suite_covers_every_built_in_scenario_with_its_expected_verdict() {

@@ -193,3 +193,40 @@ fn symmetry_keeps_apart_processes_whose_own_faults_differ() {
     let groups = both.symmetry().clone().expect("symmetric").groups;
     assert_eq!(groups, vec![vec![0, 1]]);
 }
+
+/// A driver that schedules the handlers itself (as the madsim driver does) changes its
+/// record of the world only through the kernel: starting every process, moving time on and
+/// running a timer's handler reach the actor states a kernel step reaches.
+#[test]
+fn a_driver_runs_handlers_through_the_kernel() {
+    let w = world(0);
+    let mut record = StateOf::<Counter>::not_started(2);
+    for p in 0..2 {
+        let (sends, timers) = w.start_process(&mut record, p).into_effects();
+        assert!(sends.is_empty());
+        assert_eq!(timers.len(), 1, "each counter sets its first tick");
+    }
+    w.move_time_to(&mut record, 10);
+    let fire = WorldAction::Fire {
+        process: 1,
+        timer: (),
+    };
+    let effects = w.handle_event(&mut record, fire.clone()).into_effects();
+    assert_eq!(effects.1.len(), 1, "the second tick is set");
+    assert_eq!(record.actor(1), Some(&Count { ticks: 1, lost: 0 }));
+    assert_eq!(record.actor(0), Some(&Count { ticks: 0, lost: 0 }));
+    let init = &w.init_states()[0];
+    let advanced = w.next_state(init, &WorldAction::Advance).unwrap();
+    let fired = w.next_state(&advanced, &fire).unwrap();
+    assert_eq!(record.actor(1), fired.actor(1));
+    assert_eq!(record.now_ms, fired.now_ms);
+}
+
+#[test]
+#[should_panic(expected = "time moved back")]
+fn a_driver_cannot_move_time_back() {
+    let w = world(0);
+    let mut record = StateOf::<Counter>::not_started(2);
+    w.move_time_to(&mut record, 10);
+    w.move_time_to(&mut record, 9);
+}

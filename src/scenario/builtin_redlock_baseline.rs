@@ -51,9 +51,13 @@ fn baseline(name: &str, description: &str) -> Scenario {
             ..NetworkSpec::default()
         },
         oracles: vec![OracleSpec::MeLock, OracleSpec::EveryClientDone],
-        // A walk of 1,000 steps covers about 2 s of contention (a retry every 50 ms): more
-        // walks repeat it, and the exhaustive search covers the whole run.
-        explore: walks(50),
+        // Both clients finish after about 10 s of virtual time (one 5 s job, then the
+        // other's): a walk of 20,000 steps covers the whole run, so every walk can witness
+        // `every-client-done`; the exhaustive search covers every run.
+        explore: ExploreSpec {
+            random_max_steps: 20_000,
+            ..walks(50)
+        },
         ..base()
     }
 }

@@ -18,6 +18,7 @@ mod actor;
 mod actor_fault;
 mod canonical;
 mod clock;
+mod drive;
 mod faults;
 mod independence;
 mod inject;
@@ -34,6 +35,7 @@ pub use actor::{Actor, Context, CrashKind, LocalNow, NoFault, ProcessId, TimerEf
 pub use actor_fault::ActorFaultRule;
 pub use canonical::MAX_CANDIDATES;
 pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
+pub use drive::EffectsOf;
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };

@@ -27,10 +27,7 @@ impl<A: Actor> World<A> {
         // Every process is up before any start-up message is routed.
         let mut contexts = Vec::with_capacity(self.processes.len());
         for p in 0..self.processes.len() {
-            let mut ctx = Context::new(p, self.local_now(&state, p));
-            let s = self.processes[p].actor.on_start(&mut ctx);
-            state.procs[p].life = Life::Up(s);
-            contexts.push(ctx);
+            contexts.push(self.start_process(&mut state, p));
         }
         for ctx in contexts {
             self.apply_effects(&mut state, ctx);
@@ -255,9 +252,10 @@ impl<A: Actor> World<A> {
             .expect("internal bug: delivering a message that is not due");
         let m = state.in_flight.remove(i);
         let msg = Arc::unwrap_or_clone(m.msg);
-        self.run_handler(state, to, |actor, s, ctx| {
+        let ctx = self.run_on(state, to, |actor, s, ctx| {
             actor.on_message(s, from, msg, ctx)
         });
+        self.apply_effects(state, ctx);
     }
 
     fn fire(&self, state: &mut StateOf<A>, p: ProcessId, timer: &A::Timer) {
@@ -267,14 +265,15 @@ impl<A: Actor> World<A> {
             "internal bug: firing a timer that is not the earliest"
         );
         let t = timers.remove(0);
-        self.run_handler(state, p, |actor, s, ctx| actor.on_timer(s, t.timer, ctx));
+        let ctx = self.run_on(state, p, |actor, s, ctx| actor.on_timer(s, t.timer, ctx));
+        self.apply_effects(state, ctx);
     }
 
     fn advance(&self, state: &mut StateOf<A>) {
         let to = self
             .next_due_ms(state)
             .expect("internal bug: advance with nothing due");
-        state.now_ms = to;
+        self.move_time_to(state, to);
         state
             .partitions
             .retain(|(_, heal)| heal.is_none_or(|t| t > to));
@@ -290,31 +289,10 @@ impl<A: Actor> World<A> {
                 Life::Down { restart_at_ms: Some(t), .. } if t <= to
             );
             if due {
-                let Life::Down { survived, .. } = &mut state.procs[p].life else {
-                    unreachable!("checked just above")
-                };
-                let survived = survived.take();
-                let mut ctx = Context::new(p, self.local_now(state, p));
-                let s = self.processes[p].actor.on_restart(survived, &mut ctx);
-                state.procs[p].life = Life::Up(s);
+                let ctx = self.restart_process(state, p);
                 self.apply_effects(state, ctx);
             }
         }
-    }
-
-    /// Runs one handler of process `p` and applies its effects.
-    fn run_handler(
-        &self,
-        state: &mut StateOf<A>,
-        p: ProcessId,
-        handler: impl FnOnce(&A, &mut A::State, &mut Context<A::Msg, A::Timer>),
-    ) {
-        let mut ctx = Context::new(p, self.local_now(state, p));
-        let Life::Up(s) = &mut state.procs[p].life else {
-            panic!("internal bug: handler of a process that is down")
-        };
-        handler(&self.processes[p].actor, s, &mut ctx);
-        self.apply_effects(state, ctx);
     }
 
     fn apply_effects(&self, state: &mut StateOf<A>, ctx: Context<A::Msg, A::Timer>) {
