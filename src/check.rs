@@ -1,13 +1,14 @@
 //! Checking a scenario: build its world, explore it, and say what was found.
 //!
 //! Exhaustive mode searches breadth-first (a violation comes with a shortest path) within
-//! the scenario's bounds, on `Options::threads` threads with the same results; random mode runs the scenario's number of seeded walks. The
+//! the scenario's bounds, on `Options::threads` threads with the same results; random mode
+//! runs the scenario's number of seeded walks, on as many threads with the same results. The
 //! verdict is the first violated oracle, if any; `sometimes` witnesses that never happened
 //! make a safe verdict *hollow*, which callers must treat as a failure of the scenario.
 
 use crate::oracles::RedisWorld;
 use crate::scenario::{build::ScenarioError, Expected, Scenario};
-use lockcheck_sim::{explore, explore_parallel, Options, Path, Report, Walk};
+use lockcheck_sim::{explore_parallel, explore_walks, Options, Path, Report};
 
 /// How to search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,8 +80,7 @@ pub fn check_with(
                 max_states: None,
                 ..options
             };
-            let mut walk = Walk::random(seeds).with_max_steps(scenario.explore.random_max_steps);
-            explore(&world, &mut walk, options)
+            explore_walks(&world, seeds, scenario.explore.random_max_steps, options)
         }
     };
     Ok(Checked { world, report })

@@ -3,12 +3,13 @@
 //! (counterexamples and witnesses, step for step), with symmetry reduction and without,
 //! stopping at the first violation and exploring everything (each search capped at a
 //! state limit to keep the test short, which the parallel search must also cut at the same
-//! state). With partial-order reduction the search runs on one thread and says why.
+//! state). With partial-order reduction the search runs on one thread and says why. Random
+//! walks give the same results on any number of threads too.
 
 use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck_sim::{
-    explore, explore_parallel, BreadthFirst, Options, Reductions, Report, Threads,
+    explore, explore_parallel, explore_walks, BreadthFirst, Options, Reductions, Report, Threads,
 };
 
 const MAX_STATES: u64 = 2_000;
@@ -102,4 +103,75 @@ fn with_partial_order_reduction_the_search_runs_on_one_thread_and_says_why() {
         refused > 0,
         "no built-in scenario used partial-order reduction"
     );
+}
+
+/// Seeded random walks of every built-in scenario on one thread and on three (waves of
+/// twelve seeds, so the last wave is partial): the same outcome, the same statistics, and
+/// per oracle the same verdict from the same seed along the same path.
+#[test]
+fn every_builtin_scenario_walks_alike_on_1_and_3_threads() {
+    const SEEDS: u64 = 30;
+    let mut violated = 0;
+    for scenario in builtin::all() {
+        let world = scenario.build().expect("a built-in builds");
+        let walks = |threads| {
+            explore_walks(
+                &world,
+                0..SEEDS,
+                scenario.explore.random_max_steps,
+                Options {
+                    threads,
+                    // As `check` walks: the scenario's state bound is for exhaustive search.
+                    max_states: None,
+                    ..scenario.explore.options()
+                },
+            )
+        };
+        let (sequential, parallel) = (walks(1), walks(3));
+        let what = format!("{}: random walks on 3 threads", scenario.name);
+        assert_eq!(parallel.threads, Threads::Ran(3), "{what}");
+        assert_eq!(parallel.outcome, sequential.outcome, "{what}");
+        assert_eq!(
+            parallel.stats.results(),
+            sequential.stats.results(),
+            "{what}"
+        );
+        assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+        let seeds = |r: &Report<RedisWorld>| -> Vec<Option<u64>> {
+            r.properties
+                .iter()
+                .map(|p| p.status.path().and_then(|path| path.seed))
+                .collect()
+        };
+        assert_eq!(seeds(&parallel), seeds(&sequential), "{what}");
+        violated += usize::from(sequential.first_violation().is_some());
+    }
+    assert!(
+        violated > 10,
+        "only {violated} built-ins violated in {SEEDS} walks"
+    );
+}
+
+/// A search that goes on after a violation runs its walks on one thread and says why: what
+/// one walk decided changes what the next one evaluates.
+#[test]
+fn walks_that_go_on_after_a_violation_run_on_one_thread() {
+    let scenario = builtin::by_name("seed-000-single-node").unwrap();
+    let world = scenario.build().unwrap();
+    let report = explore_walks(
+        &world,
+        0..8,
+        scenario.explore.random_max_steps,
+        Options {
+            threads: 2,
+            stop_at_first_violation: false,
+            max_states: None,
+            ..scenario.explore.options()
+        },
+    );
+    let Threads::Refused { asked: 2, why } = &report.threads else {
+        panic!("{}", report.threads);
+    };
+    assert!(why.contains("goes on after a violation"), "{why}");
+    assert_eq!(report.stats.runs, 8);
 }

@@ -29,21 +29,23 @@ mod reduction;
 mod shard;
 mod successors;
 mod symmetry;
+mod walks;
 pub use live::DeadValues;
 pub use parallel::{explore_parallel, Threads};
 pub use reduction::{PartialOrder, Reductions, Sight};
 pub use shard::{bfs_order, choice_path, explore_shard, union_len, ShardPlan, ShardReport, Split};
 pub use symmetry::Symmetry;
+pub use walks::explore_walks;
 
 /// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
 /// passes one (the `lockcheck` crate has a `std::time` implementation; tests use fakes).
-pub trait WallClock {
+pub trait WallClock: Send + Sync {
     /// Milliseconds since the exploration started.
     fn elapsed_ms(&self) -> u64;
 }
 
 /// Called now and then with the statistics so far (for progress bars).
-pub type ProgressHook = Box<dyn FnMut(&Stats)>;
+pub type ProgressHook = Box<dyn FnMut(&Stats) + Send>;
 
 /// How far to search and when to stop.
 pub struct Options {
@@ -125,8 +127,17 @@ pub fn explore<M: Model, F: Frontier<M, Error = Infallible>>(
 pub fn try_explore<M: Model, F: Frontier<M>>(
     model: &M,
     frontier: &mut F,
-    mut options: Options,
+    options: Options,
 ) -> Result<Report<M>, F::Error> {
+    search(model, frontier, options).map(|(report, _visited)| report)
+}
+
+/// The search of `try_explore`, with the fingerprints it visited.
+fn search<M: Model, F: Frontier<M>>(
+    model: &M,
+    frontier: &mut F,
+    mut options: Options,
+) -> Result<(Report<M>, VisitedSet), F::Error> {
     let checker = Checker::new(options.judged.select(model.properties()));
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
     let symmetry = Symmetry::decide(model, &options.reductions, frontier);
@@ -151,14 +162,15 @@ pub fn try_explore<M: Model, F: Frontier<M>>(
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
     }
-    Ok(Report::of(
+    let report = Report::of(
         run.checker,
         outcome,
         run.stats,
         run.partial_order,
         run.symmetry,
         run.dead_values,
-    ))
+    );
+    Ok((report, run.visited))
 }
 
 impl<'m, M: Model> Search<'m, M> {

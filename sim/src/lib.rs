@@ -35,9 +35,9 @@ pub use chooser::{
     Chooser, RandomChooser, Recording, ReplayChooser, ReplayMismatch, FAULT_RATES_PER_MILLE,
 };
 pub use explorer::{
-    bfs_order, choice_path, explore, explore_parallel, explore_shard, try_explore, union_len,
-    DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split, Symmetry,
-    Threads, WallClock,
+    bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
+    union_len, DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split,
+    Symmetry, Threads, WallClock,
 };
 pub use fingerprint::{collision_probability, fingerprint_of, Fingerprint, FpHasher};
 pub use frontier::{

@@ -127,6 +127,11 @@ impl VisitedSet {
         }
     }
 
+    /// Every fingerprint stored, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        self.slots.iter().copied().filter(|&s| s != 0)
+    }
+
     /// Removes everything, keeping the allocation.
     pub fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = 0);
