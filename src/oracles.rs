@@ -109,6 +109,32 @@ fn done_clients_digest(world: &RedisWorld, state: &RedisState) -> u64 {
     h.finish()
 }
 
+/// Whether some client gave up acquiring a lock (its acquire timeout or attempt limit).
+pub fn some_client_gave_up(world: &RedisWorld, state: &RedisState) -> bool {
+    clients(world).any(|(p, _)| gave_up(state, p))
+}
+
+fn gave_up(state: &RedisState, p: ProcessId) -> bool {
+    state
+        .actor(p)
+        .and_then(ProcessState::as_client)
+        .is_some_and(|s| s.gave_up > 0)
+}
+
+/// A digest of what [`some_client_gave_up`] reads: how many clients gave up, which no
+/// renaming of interchangeable clients changes.
+fn gave_up_digest(world: &RedisWorld, state: &RedisState) -> u64 {
+    clients(world).filter(|&(p, _)| gave_up(state, p)).count() as u64
+}
+
+/// No client gives up acquiring: every contender's retries (its delays, attempt limit and
+/// acquire timeout) outlast whatever keeps it from the lock. A clients' state.
+pub fn no_give_up(name: &str) -> Property<RedisWorld> {
+    Property::always(name, |w, s| !some_client_gave_up(w, s))
+        .observing_digest(on_a_client, gave_up_digest)
+        .symmetric()
+}
+
 /// Whether some client's watchdog failed a renewal.
 pub fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {

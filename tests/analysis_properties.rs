@@ -39,7 +39,7 @@ fn single_node_pause(
         else {
             unreachable!("the seed scenario is single-node")
         };
-        (*ttl, *retry) = (ttl_ms, retry_ms);
+        (*ttl, *retry) = (ttl_ms, vec![retry_ms]);
     }
     s.faults = FaultsSpec {
         pauses: vec![PauseSpec {
@@ -268,6 +268,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         node_timeout_ms: 10 * ttl_ms,
         retry_ms: vec![1],
         acquire_timeout_ms: None,
+        max_attempts: None,
         watchdog: None,
     };
     let mut s = one_node_world(vec![

@@ -303,3 +303,39 @@ fn a_zero_or_missing_disk_stall_duration_is_refused() {
         &[],
     );
 }
+
+#[test]
+fn a_retry_delay_set_must_hold_positive_delays() {
+    let set = edited(&[("retry_ms = \"2s\"", "retry_ms = [\"1s\", \"2s\"]")]);
+    let s = scenario_from_toml(&set).expect("a set of delays loads");
+    let lockcheck::scenario::ProtocolSpec::SingleNode { retry_ms, .. } = &s.clients[0].protocol
+    else {
+        panic!("the example is single-node")
+    };
+    assert_eq!(retry_ms, &[1_000, 2_000]);
+    refused(
+        &edited(&[("retry_ms = \"2s\"", "retry_ms = []")]),
+        "clients[0].protocol.retry_ms",
+        &["at least one retry delay"],
+    );
+    refused(
+        &edited(&[("retry_ms = \"2s\"", "retry_ms = [\"2s\", 0]")]),
+        "clients[0].protocol.retry_ms[1]",
+        &["greater than 0"],
+    );
+}
+
+#[test]
+fn an_attempt_limit_allows_at_least_one_attempt() {
+    let text = edited(&[("retry_ms = \"2s\"", "retry_ms = \"2s\"\nmax_attempts = 0")]);
+    refused(&text, "clients[0].protocol.max_attempts", &["at least 1"]);
+    let text = edited(&[(
+        "retry_ms = \"2s\"",
+        "retry_ms = \"2s\"\nmax_attempts = 70000",
+    )]);
+    refused(
+        &text,
+        "clients[0].protocol.max_attempts",
+        &["at most 65535"],
+    );
+}

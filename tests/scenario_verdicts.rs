@@ -63,10 +63,12 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("seed-003-incident", Some("me-resource")),
     ("seed-003-on-redisson-3-44", None),
     ("shared-detector-aborts-victim", None),
+    ("single-node-attempts-run-out", Some("no-give-up")),
     ("single-node-holder-crash", None),
     ("single-node-holder-partitioned", None),
     ("single-node-owner-checked-late-unlock", None),
     ("single-node-plain-del-late-unlock", Some("me-lock")),
+    ("single-node-retries-outlast-the-job", None),
     (
         "stale-cycle-atomic-snapshot",
         Some("detector-false-positive"),

@@ -53,6 +53,7 @@ macro_rules! breaks {
 safe! {
     fencing_prevents_damage => "fencing-prevents-damage",
     single_node_holder_crash => "single-node-holder-crash",
+    single_node_retries_outlast_the_job => "single-node-retries-outlast-the-job",
     single_node_holder_partitioned => "single-node-holder-partitioned",
     single_node_owner_checked_late_unlock => "single-node-owner-checked-late-unlock",
     delayed_restart => "delayed-restart",
@@ -83,6 +84,7 @@ breaks! {
     aof_stall_power_loss => "aof-stall-power-loss" violates "me-lock",
     kleppmann_pause_past_lease => "kleppmann-pause-past-lease" violates "me-resource",
     single_node_plain_del_late_unlock => "single-node-plain-del-late-unlock" violates "me-lock",
+    single_node_attempts_run_out => "single-node-attempts-run-out" violates "no-give-up",
     restart_without_persistence => "restart-without-persistence" violates "me-lock",
     failover_loses_lock => "failover-loses-lock" violates "me-lock",
     failover_rolls_back_fencing_counter => "failover-rolls-back-fencing-counter" violates "me-resource",

@@ -26,6 +26,7 @@ fn small(dispatch: Dispatch) -> Redlock {
         node_timeout_ms: 5,
         retry_ms: vec![10],
         acquire_timeout_ms: Some(500),
+        max_attempts: None,
         watchdog: None,
     }
 }

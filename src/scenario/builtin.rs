@@ -49,6 +49,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_detector::all())
     .chain(super::builtin_workloads::all())
     .chain(super::builtin_progress::all())
+    .chain(super::builtin_retries::all())
     .collect()
 }
 
@@ -113,8 +114,9 @@ pub(crate) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
         node: node.into(),
         ttl_ms,
         release: Release::OwnerChecked,
-        retry_ms: 2_000,
+        retry_ms: vec![2_000],
         acquire_timeout_ms: None,
+        max_attempts: None,
         request_timeout_ms: 2_000,
         fencing_counter: None,
         via_sentinel: false,
@@ -216,8 +218,9 @@ pub fn fencing_prevents_damage() -> Scenario {
             node: "redis".into(),
             ttl_ms: 10_000,
             release: Release::OwnerChecked,
-            retry_ms: 2_000,
+            retry_ms: vec![2_000],
             acquire_timeout_ms: None,
+            max_attempts: None,
             request_timeout_ms: 2_000,
             fencing_counter: Some("order_lock:token".into()),
             via_sentinel: false,
@@ -423,8 +426,9 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             node: "redis-1".into(),
             ttl_ms: 30_000,
             release: Release::OwnerChecked,
-            retry_ms: 2_000,
+            retry_ms: vec![2_000],
             acquire_timeout_ms: None,
+            max_attempts: None,
             request_timeout_ms: 1_000,
             fencing_counter: None,
             via_sentinel: true,

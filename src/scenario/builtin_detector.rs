@@ -47,8 +47,9 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
         node: "redis".into(),
         ttl_ms,
         release: Release::OwnerChecked,
-        retry_ms: 500,
+        retry_ms: vec![500],
         acquire_timeout_ms,
+        max_attempts: None,
         request_timeout_ms: 1_000,
         fencing_counter: None,
         via_sentinel: false,
@@ -255,7 +256,7 @@ fn stale_world(
 ) -> Scenario {
     let mut protocol = protocol(30_000, Some(if three { 20 } else { 10 }));
     if let ProtocolSpec::SingleNode { retry_ms, .. } = &mut protocol {
-        *retry_ms = 2;
+        *retry_ms = vec![2];
     }
     let mut clients = seed_clients(protocol);
     let mut detection = shared_detection(vec![DetectorSpec {

@@ -28,6 +28,7 @@ fn watched_lock() -> ProtocolSpec {
         node_timeout_ms: 300,
         retry_ms: vec![400],
         acquire_timeout_ms: None,
+        max_attempts: None,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 1,

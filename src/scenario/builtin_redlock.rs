@@ -224,6 +224,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         node_timeout_ms: 2_000,
         retry_ms: vec![retry_ms],
         acquire_timeout_ms: None,
+        max_attempts: None,
         watchdog: None,
     }
 }
@@ -327,6 +328,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         node_timeout_ms: 1_000,
         retry_ms: vec![400],
         acquire_timeout_ms: None,
+        max_attempts: None,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 3,

@@ -177,6 +177,43 @@ pub fn vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
         .collect()
 }
 
+/// One duration or a list of them (`retry_ms = "2s"` or `retry_ms = ["1s", "2s"]`).
+pub fn one_or_vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<u64>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a duration (milliseconds, or a string like \"2s\") or a list of them")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<u64>, E> {
+            Ok(vec![v])
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<u64>, E> {
+            Ok(vec![required(unsigned(Some(v.into()))?)?])
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<u64>, E> {
+            let raw = parse(v).map_err(E::custom)?.map(i128::from);
+            Ok(vec![required(unsigned(raw)?)?])
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(r) = seq.next_element::<Raw>()? {
+                out.push(required(unsigned(r.0)?)?);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// Writes a list of one duration as that duration (what [`one_or_vec_ms`] reads back).
+pub fn one_or_vec_ser<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        [one] => s.serialize_u64(*one),
+        many => serde::Serialize::serialize(many, s),
+    }
+}
+
 /// A list of durations that may be negative.
 pub fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
     Vec::<Raw>::deserialize(d)?

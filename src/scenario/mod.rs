@@ -13,6 +13,7 @@ pub mod builtin_progress;
 pub mod builtin_redisson;
 pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
+pub mod builtin_retries;
 pub mod builtin_workloads;
 pub mod checks;
 pub mod detection;

@@ -26,6 +26,8 @@ pub enum OracleSpec {
         #[serde(deserialize_with = "duration::ms")]
         bound_ms: u64,
     },
+    /// No client gives up acquiring (acquire timeout or attempt limit).
+    NoGiveUp,
     PauseWhileHolding,
     RenewalFailed,
     HolderCrashed,
@@ -106,6 +108,11 @@ impl OracleSpec {
                 "progress",
                 "a lock stayed free while clients asked for it, and none held it within the bound (livelock, or every contender gave up)",
                 |n| oracles::progress(n, bound_ms),
+            ),
+            O::NoGiveUp => Oracle::new(
+                "no-give-up",
+                "a client gave up acquiring a lock (its acquire timeout passed or its attempts ran out)",
+                oracles::no_give_up,
             ),
             O::PauseWhileHolding => Oracle::new(
                 "pause-while-holding",
@@ -201,6 +208,7 @@ mod tests {
             O::MeResource,
             O::Liveness { bound_ms: 5 },
             O::Progress { bound_ms: 5 },
+            O::NoGiveUp,
             O::PauseWhileHolding,
             O::RenewalFailed,
             O::HolderCrashed,

@@ -22,12 +22,17 @@ pub enum ProtocolSpec {
         ttl_ms: u64,
         #[serde(default = "owner_checked")]
         release: Release,
+        /// Retry delay: one value, or several (a jittered retry: each a choice).
         #[serde(default = "default_retry_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        retry_ms: u64,
+        #[serde(deserialize_with = "duration::one_or_vec_ms")]
+        #[serde(serialize_with = "duration::one_or_vec_ser")]
+        retry_ms: Vec<u64>,
         #[serde(default)]
         #[serde(deserialize_with = "duration::opt_ms")]
         acquire_timeout_ms: Option<u64>,
+        /// Give up after this many failed attempts (none: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_attempts: Option<u64>,
         #[serde(default = "default_request_timeout_ms")]
         #[serde(deserialize_with = "duration::ms")]
         request_timeout_ms: u64,
@@ -58,13 +63,16 @@ pub enum ProtocolSpec {
         #[serde(default = "default_node_timeout_ms")]
         #[serde(deserialize_with = "duration::ms")]
         node_timeout_ms: u64,
-        /// Retry delay; several values: a random choice among them.
+        /// Retry delay: one value, or several (a jittered retry: each a choice).
         #[serde(default = "default_redlock_retry")]
-        #[serde(deserialize_with = "duration::vec_ms")]
+        #[serde(deserialize_with = "duration::one_or_vec_ms")]
         retry_ms: Vec<u64>,
         #[serde(default = "default_acquire_timeout")]
         #[serde(deserialize_with = "duration::opt_ms")]
         acquire_timeout_ms: Option<u64>,
+        /// Give up after this many failed attempts (none: never).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_attempts: Option<u64>,
         #[serde(default)]
         watchdog: Option<WatchdogSpec>,
     },
@@ -171,7 +179,7 @@ fn default_redisson_timeout_ms() -> u64 {
 fn owner_checked() -> Release {
     single_node().release
 }
-fn default_retry_ms() -> u64 {
+fn default_retry_ms() -> Vec<u64> {
     single_node().retry_ms
 }
 fn default_request_timeout_ms() -> u64 {
@@ -204,6 +212,7 @@ impl ProtocolSpec {
             node_timeout_ms: r.node_timeout_ms,
             retry_ms: r.retry_ms,
             acquire_timeout_ms: r.acquire_timeout_ms,
+            max_attempts: r.max_attempts.map(u64::from),
             watchdog: r.watchdog.map(|_| WatchdogSpec::seed_000()),
         }
     }
@@ -250,6 +259,36 @@ impl Builder<'_> {
         positive(v, &self.at(f))
     }
 
+    /// A retry delay set: at least one delay, each positive.
+    fn retry_delays(&self, retry_ms: &[u64]) -> Result<Vec<u64>, ScenarioError> {
+        if retry_ms.is_empty() {
+            return Err(error(self.at("retry_ms"), "give at least one retry delay"));
+        }
+        retry_ms
+            .iter()
+            .enumerate()
+            .map(|(i, &ms)| self.positive(ms, &format!("retry_ms[{i}]")))
+            .collect()
+    }
+
+    /// An attempt limit: 1 to 65,535 attempts.
+    fn max_attempts(&self, max: Option<u64>) -> Result<Option<u16>, ScenarioError> {
+        let Some(max) = max else {
+            return Ok(None);
+        };
+        match u16::try_from(max) {
+            Ok(0) => Err(error(
+                self.at("max_attempts"),
+                "must be at least 1 (leave it out for no limit)",
+            )),
+            Ok(max) => Ok(Some(max)),
+            Err(_) => Err(error(
+                self.at("max_attempts"),
+                format!("{max} attempts: at most 65535 (leave it out for no limit)"),
+            )),
+        }
+    }
+
     /// The Redis node called `name`, written at field `f`.
     fn redis_node(&self, name: &str, f: &str) -> Result<ProcessId, ScenarioError> {
         let id = self.names.id(name, &self.at(f))?;
@@ -277,6 +316,7 @@ impl Builder<'_> {
             node_timeout_ms,
             retry_ms,
             acquire_timeout_ms,
+            max_attempts,
             watchdog,
         } = p
         else {
@@ -290,17 +330,15 @@ impl Builder<'_> {
         if ids.is_empty() {
             return Err(error(self.at("nodes"), "Redlock needs at least one node"));
         }
-        if retry_ms.is_empty() {
-            return Err(error(self.at("retry_ms"), "give at least one retry delay"));
-        }
         let mut r = Redlock::seed_000(ids);
         r.ttl_ms = self.positive(*ttl_ms, "ttl_ms")?;
         r.drift_ppm = *drift_ppm;
         r.clock = *clock;
         r.dispatch = *dispatch;
         r.node_timeout_ms = self.positive(*node_timeout_ms, "node_timeout_ms")?;
-        r.retry_ms = retry_ms.clone();
+        r.retry_ms = self.retry_delays(retry_ms)?;
         r.acquire_timeout_ms = *acquire_timeout_ms;
+        r.max_attempts = self.max_attempts(*max_attempts)?;
         r.watchdog = match watchdog {
             None => None,
             Some(w) => {
@@ -350,6 +388,7 @@ impl Builder<'_> {
             release,
             retry_ms,
             acquire_timeout_ms,
+            max_attempts,
             request_timeout_ms,
             fencing_counter,
             via_sentinel,
@@ -361,8 +400,9 @@ impl Builder<'_> {
             node: self.redis_node(node, "node")?,
             ttl_ms: self.positive(*ttl_ms, "ttl_ms")?,
             release: *release,
-            retry_ms: self.positive(*retry_ms, "retry_ms")?,
+            retry_ms: self.retry_delays(retry_ms)?,
             acquire_timeout_ms: *acquire_timeout_ms,
+            max_attempts: self.max_attempts(*max_attempts)?,
             request_timeout_ms: self.positive(*request_timeout_ms, "request_timeout_ms")?,
             fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
             sentinel: match (via_sentinel, &self.scenario.sentinel) {
@@ -421,7 +461,7 @@ mod tests {
         else {
             panic!("a single-node spec");
         };
-        assert_eq!((retry_ms, request_timeout_ms), (100, 1_000));
+        assert_eq!((retry_ms, request_timeout_ms), (vec![100], 1_000));
         assert_eq!(release, Release::OwnerChecked);
     }
 

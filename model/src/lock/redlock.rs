@@ -90,6 +90,9 @@ pub struct Redlock {
     pub retry_ms: Vec<u64>,
     /// Stop starting attempts after this long (`None`: never; seed: 10 s).
     pub acquire_timeout_ms: Option<u64>,
+    /// Give up after this many failed attempts (`None`: never; redsync v4: 32 `tries`,
+    /// node-redlock: `retryCount` + 1).
+    pub max_attempts: Option<u16>,
     pub watchdog: Option<Watchdog>,
 }
 
@@ -130,6 +133,8 @@ pub struct RedlockState {
     /// Renewal rounds in which fewer than a quorum of nodes really extended the lock
     /// (whatever the watchdog made of it), capped at 3.
     failed_renewals: u8,
+    /// Failed attempts of the acquire under way, counted only when attempts are limited.
+    failed_attempts: u16,
 }
 
 /// One parity bit per sweep kind.
@@ -158,6 +163,7 @@ impl Redlock {
             node_timeout_ms: 2_000,
             retry_ms: vec![500],
             acquire_timeout_ms: Some(10_000),
+            max_attempts: None,
             watchdog: Some(Watchdog::seed_000()),
         }
     }
@@ -288,7 +294,16 @@ impl Redlock {
     fn progress(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
         match &state.phase {
             Phase::Acquiring { sweep, .. } if self.decided(sweep) => self.decide(state, io),
+            Phase::Undoing { sweep, .. } if sweep.finished() && self.last_attempt(state) => {
+                state.phase = Phase::Idle;
+                state.failed_attempts = 0;
+                io.cancel_timer(LockTimer::AcquireDeadline);
+                Some(LockEvent::GaveUp)
+            }
             Phase::Undoing { sweep, expired } if sweep.finished() => {
+                if self.max_attempts.is_some() {
+                    state.failed_attempts += 1;
+                }
                 state.phase = Phase::Waiting { expired: *expired };
                 io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
                 None
@@ -314,6 +329,12 @@ impl Redlock {
                 && sweep.ok_count() >= self.quorum()
     }
 
+    /// Whether the attempt whose keys were just deleted was the last one allowed.
+    fn last_attempt(&self, state: &RedlockState) -> bool {
+        self.max_attempts
+            .is_some_and(|max| state.failed_attempts.saturating_add(1) >= max)
+    }
+
     /// The attempt is over: hold the lock, or delete it everywhere before retrying.
     fn decide(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
         let Phase::Acquiring { sweep, expired } = std::mem::replace(&mut state.phase, Phase::Idle)
@@ -325,6 +346,7 @@ impl Redlock {
         let validity = self.validity_ms(now - sweep.started_ms);
         if sweep.ok_count() >= self.quorum() && validity > 0 {
             io.cancel_timer(LockTimer::AcquireDeadline);
+            state.failed_attempts = 0;
             let (interval_ms, watch) = self.start_watch(validity, io);
             state.phase = Phase::Holding { interval_ms, watch };
             return Some(LockEvent::Acquired {
@@ -347,6 +369,7 @@ impl Redlock {
         };
         if expired {
             state.phase = Phase::Idle;
+            state.failed_attempts = 0;
             return Some(LockEvent::GaveUp);
         }
         self.attempt(state, false, io);
@@ -383,10 +406,12 @@ impl Engine for Redlock {
             phase: Phase::Idle,
             parities: Parities::default(),
             failed_renewals: 0,
+            failed_attempts: 0,
         }
     }
 
     fn acquire(&self, state: &mut RedlockState, io: &mut LockIo) {
+        state.failed_attempts = 0;
         if let Some(timeout) = self.acquire_timeout_ms {
             io.set_timer(LockTimer::AcquireDeadline, timeout);
         }
@@ -452,7 +477,7 @@ impl Engine for Redlock {
     }
 
     fn hash_state(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
-        (state.parities, state.failed_renewals).hash(h);
+        (state.parities, state.failed_renewals, state.failed_attempts).hash(h);
         let elapsed = |sweep: &Sweep| self.elapsed_for_hash(sweep, now);
         match &state.phase {
             Phase::Idle => h.write_u8(0),

@@ -28,10 +28,14 @@ pub struct SingleNode {
     pub node: ProcessId,
     pub ttl_ms: u64,
     pub release: Release,
-    /// Delay before trying again after a refusal or a timeout.
-    pub retry_ms: u64,
+    /// Delay before trying again after a refusal or a timeout: one of these (several: a
+    /// jittered retry, each value a choice).
+    pub retry_ms: Vec<u64>,
     /// Give up acquiring after this long (`None`: never).
     pub acquire_timeout_ms: Option<u64>,
+    /// Give up after this many failed attempts (`None`: never), as redsync's `tries` and
+    /// node-redlock's `retryCount` do.
+    pub max_attempts: Option<u16>,
     /// A request without an answer after this long counts as failed.
     pub request_timeout_ms: u64,
     /// Acquire with the fenced script, incrementing this counter key for the token.
@@ -40,22 +44,26 @@ pub struct SingleNode {
     pub sentinel: Option<ProcessId>,
 }
 
-/// Where a single-node engine is.
+/// Where a single-node engine is. `failed` counts the failed attempts of this acquire when
+/// attempts are limited (else it stays 0, so states that differ only in it are one).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SingleState {
     Idle,
     /// Asked Sentinel for the master, for acquire attempt `tag`.
     Discovering {
         tag: u16,
+        failed: u16,
     },
     /// Waiting for `node`'s answer to acquire attempt `tag`.
     Acquiring {
         tag: u16,
         node: ProcessId,
+        failed: u16,
     },
     /// Refused or timed out; the retry timer runs.
     Waiting {
         tag: u16,
+        failed: u16,
     },
     Holding {
         node: ProcessId,
@@ -70,35 +78,44 @@ const RELEASE_TAG: u16 = 3;
 
 impl SingleNode {
     /// A lock on `node` with `ttl_ms`: released with the owner-checked script, retried every
-    /// 100 ms without an acquire timeout, a request counting as failed after 1 s, no fencing
-    /// counter, no Sentinel.
+    /// 100 ms without an acquire timeout or attempt limit, a request counting as failed after
+    /// 1 s, no fencing counter, no Sentinel.
     pub fn new(node: ProcessId, ttl_ms: u64) -> Self {
         SingleNode {
             node,
             ttl_ms,
             release: Release::OwnerChecked,
-            retry_ms: 100,
+            retry_ms: vec![100],
             acquire_timeout_ms: None,
+            max_attempts: None,
             request_timeout_ms: 1_000,
             fencing_counter: None,
             sentinel: None,
         }
     }
 
-    /// Starts attempt `tag`: through Sentinel if there is one, else straight to the node.
-    fn attempt(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
+    /// Starts attempt `tag` after `failed` failed ones: through Sentinel if there is one,
+    /// else straight to the node.
+    fn attempt(&self, state: &mut SingleState, tag: u16, failed: u16, io: &mut LockIo) {
         match self.sentinel {
             Some(sentinel) => {
-                *state = SingleState::Discovering { tag };
+                *state = SingleState::Discovering { tag, failed };
                 io.send(sentinel, Msg::AskMaster);
                 io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
             }
-            None => self.send_acquire(state, self.node, tag, io),
+            None => self.send_acquire(state, self.node, tag, failed, io),
         }
     }
 
-    fn send_acquire(&self, state: &mut SingleState, node: ProcessId, tag: u16, io: &mut LockIo) {
-        *state = SingleState::Acquiring { tag, node };
+    fn send_acquire(
+        &self,
+        state: &mut SingleState,
+        node: ProcessId,
+        tag: u16,
+        failed: u16,
+        io: &mut LockIo,
+    ) {
+        *state = SingleState::Acquiring { tag, node, failed };
         let command = match &self.fencing_counter {
             Some(counter) => Command::Script(LockScript::FencedAcquire {
                 key: io.key.to_vec(),
@@ -118,9 +135,29 @@ impl SingleNode {
         io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
     }
 
-    fn retry_later(&self, state: &mut SingleState, tag: u16, io: &mut LockIo) {
-        *state = SingleState::Waiting { tag };
-        io.set_timer(LockTimer::Retry, self.retry_ms);
+    /// Attempt `tag`, after `failed` failed ones, failed too: wait a retry delay, or give up
+    /// if that was the last attempt allowed.
+    fn retry_later(
+        &self,
+        state: &mut SingleState,
+        tag: u16,
+        failed: u16,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        let Some(max) = self.max_attempts else {
+            *state = SingleState::Waiting { tag, failed: 0 };
+            io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
+            return None;
+        };
+        let failed = failed.saturating_add(1);
+        if failed >= max {
+            io.cancel_timer(LockTimer::AcquireDeadline);
+            *state = SingleState::Idle;
+            return Some(LockEvent::GaveUp);
+        }
+        *state = SingleState::Waiting { tag, failed };
+        io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
+        None
     }
 
     /// What an acquire reply means: the token if it granted the lock, `None` if refused.
@@ -144,7 +181,7 @@ impl Engine for SingleNode {
         if let Some(timeout) = self.acquire_timeout_ms {
             io.set_timer(LockTimer::AcquireDeadline, timeout);
         }
-        self.attempt(state, ACQUIRE_TAGS[0], io);
+        self.attempt(state, ACQUIRE_TAGS[0], 0, io);
     }
 
     fn release(&self, state: &mut SingleState, io: &mut LockIo) {
@@ -178,11 +215,14 @@ impl Engine for SingleNode {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         match *state {
-            SingleState::Acquiring { tag: current, node } if tag == current => {
+            SingleState::Acquiring {
+                tag: current,
+                node,
+                failed,
+            } if tag == current => {
                 io.cancel_timer(LockTimer::RequestTimeout(tag));
                 let Some(token) = self.granted(&reply) else {
-                    self.retry_later(state, tag, io);
-                    return None;
+                    return self.retry_later(state, tag, failed, io);
                 };
                 *state = SingleState::Holding { node };
                 io.cancel_timer(LockTimer::AcquireDeadline);
@@ -209,23 +249,27 @@ impl Engine for SingleNode {
         match (timer, state.clone()) {
             (
                 LockTimer::RequestTimeout(tag),
-                SingleState::Acquiring { tag: current, .. }
-                | SingleState::Discovering { tag: current },
-            ) if tag == current => {
-                self.retry_later(state, tag, io);
-                None
-            }
+                SingleState::Acquiring {
+                    tag: current,
+                    failed,
+                    ..
+                }
+                | SingleState::Discovering {
+                    tag: current,
+                    failed,
+                },
+            ) if tag == current => self.retry_later(state, tag, failed, io),
             (LockTimer::RequestTimeout(RELEASE_TAG), SingleState::Releasing) => {
                 *state = SingleState::Idle;
                 Some(LockEvent::Released)
             }
-            (LockTimer::Retry, SingleState::Waiting { tag }) => {
+            (LockTimer::Retry, SingleState::Waiting { tag, failed }) => {
                 let next = if tag == ACQUIRE_TAGS[0] {
                     ACQUIRE_TAGS[1]
                 } else {
                     ACQUIRE_TAGS[0]
                 };
-                self.attempt(state, next, io);
+                self.attempt(state, next, failed, io);
                 None
             }
             (
@@ -249,10 +293,12 @@ impl Engine for SingleNode {
         msg: Msg,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        if let (Msg::MasterIs { master, .. }, SingleState::Discovering { tag }) = (msg, &*state) {
-            let tag = *tag;
+        if let (Msg::MasterIs { master, .. }, SingleState::Discovering { tag, failed }) =
+            (msg, &*state)
+        {
+            let (tag, failed) = (*tag, *failed);
             io.cancel_timer(LockTimer::RequestTimeout(tag));
-            self.send_acquire(state, master, tag, io);
+            self.send_acquire(state, master, tag, failed, io);
         }
         None
     }
