@@ -96,6 +96,12 @@ fn compare(scenario: &Scenario, shards: u32, stop_at_first: bool) -> Option<bool
         outcome_word(&whole.report.outcome),
         "{name}: outcome"
     );
+    if results.iter().any(|(r, _)| r.outcome == "limit_reached") {
+        // A shard without the violation may explore past the cap where the whole search
+        // stopped at it: the merge must not claim the shortest counterexample then.
+        assert!(!m.shortest, "{name}: a shard hit the cap");
+        return None;
+    }
     assert!(m.shortest, "{name}: every shard present and done");
     if whole.report.outcome != Outcome::StoppedAtViolation {
         assert_eq!(

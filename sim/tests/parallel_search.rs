@@ -150,7 +150,7 @@ fn lease_worlds_the_same_on_any_threads_with_obligations_and_time_bounds() {
 }
 
 #[test]
-fn partial_order_reduction_runs_on_one_thread_and_says_why() {
+fn partial_order_reduction_and_the_value_abstraction_run_on_one_thread_and_say_why() {
     let world = Lease::new(10, 4, 8).world();
     let options = || Options {
         reductions: Reductions::all(),
@@ -167,6 +167,12 @@ fn partial_order_reduction_runs_on_one_thread_and_says_why() {
     if sequential.partial_order.is_on() {
         assert!(
             matches!(&parallel.threads, Threads::Refused { asked: 4, why } if why.contains("cycle proviso")),
+            "{}",
+            parallel.threads
+        );
+    } else if sequential.dead_values.is_on() {
+        assert!(
+            matches!(&parallel.threads, Threads::Refused { asked: 4, why } if why.contains("value abstraction")),
             "{}",
             parallel.threads
         );

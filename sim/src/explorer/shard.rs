@@ -23,7 +23,7 @@
 //! the shards would not add up to the unsharded one. Symmetry reduction works unchanged: the
 //! canonical key of a state does not depend on the search order.
 
-use super::{explore, Options, PartialOrder, Search, Symmetry};
+use super::{explore, DeadValues, Options, PartialOrder, Search, Symmetry};
 use crate::fingerprint::Fingerprint;
 use crate::frontier::{BreadthFirst, Frontier, Pending, RunStart};
 use crate::model::Model;
@@ -107,6 +107,10 @@ pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, mut options: Options)
     };
     let plain = BreadthFirst::<M::State>::default();
     key_options.reductions.symmetry = Symmetry::decide(model, &options.reductions, &plain).is_on();
+    // The keys are the explorer's deduplication keys: live fingerprints under the value
+    // abstraction, as the explorer decides it for a breadth-first search.
+    key_options.reductions.dead_values =
+        DeadValues::decide::<M, _>(&options.reductions, &plain).is_on();
     let mut frontier = Sharded {
         model,
         key_options,

@@ -50,17 +50,8 @@ where
     if threads <= 1 || seeds.end.saturating_sub(seeds.start) <= 1 {
         return sequential(seeds, options);
     }
-    let why = if !options.stop_at_first_violation {
-        Some("the search goes on after a violation, which changes what later walks evaluate")
-    } else if options.stop_when_all_settled {
-        Some("the search stops once every property is settled, which depends on every walk before")
-    } else if options.max_states.is_some() {
-        Some("a state limit counts the states of every walk before")
-    } else {
-        None
-    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-    let pool = match (why, pool) {
+    let pool = match (one_thread_only(&options), pool) {
         (None, Ok(pool)) => pool,
         (why, pool) => {
             let why = why.map_or_else(
@@ -80,17 +71,7 @@ where
     let mut first = seeds.start;
     while first < seeds.end && merged.goes_on() {
         let last = first.saturating_add(wave).min(seeds.end);
-        let jobs: Vec<(u64, Options)> = (first..last)
-            .map(|seed| (seed, walk_options(&options)))
-            .collect();
-        let walks: Vec<(Report<M>, VisitedSet)> = pool.install(|| {
-            jobs.into_par_iter()
-                .map(|(seed, options)| {
-                    let mut walk = Walk::random(seed..seed + 1).with_max_steps(max_steps);
-                    search(model, &mut walk, options).unwrap_or_else(|never| match never {})
-                })
-                .collect()
-        });
+        let walks = wave_of_walks(model, &pool, first..last, max_steps, &options);
         for (report, visited) in walks {
             merged.absorb(report, &visited);
             if !merged.goes_on() {
@@ -110,6 +91,44 @@ where
     }
     report.threads = Threads::Ran(threads);
     report
+}
+
+/// The walks of `seeds`, one task each on `pool`, in seed order, each with the states it
+/// visited.
+fn wave_of_walks<M>(
+    model: &M,
+    pool: &rayon::ThreadPool,
+    seeds: std::ops::Range<u64>,
+    max_steps: u32,
+    options: &Options,
+) -> Vec<(Report<M>, VisitedSet)>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    let jobs: Vec<(u64, Options)> = seeds.map(|seed| (seed, walk_options(options))).collect();
+    pool.install(|| {
+        jobs.into_par_iter()
+            .map(|(seed, options)| {
+                let mut walk = Walk::random(seed..seed + 1).with_max_steps(max_steps);
+                search(model, &mut walk, options).unwrap_or_else(|never| match never {})
+            })
+            .collect()
+    })
+}
+
+/// Why a search of walks with `options` must run on one thread, if it must.
+fn one_thread_only(options: &Options) -> Option<&'static str> {
+    if !options.stop_at_first_violation {
+        Some("the search goes on after a violation, which changes what later walks evaluate")
+    } else if options.stop_when_all_settled {
+        Some("the search stops once every property is settled, which depends on every walk before")
+    } else if options.max_states.is_some() {
+        Some("a state limit counts the states of every walk before")
+    } else {
+        None
+    }
 }
 
 /// One walk's options: the search's limits and interrupt, without its progress display

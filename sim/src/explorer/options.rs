@@ -1,0 +1,82 @@
+//! What a search is told: how far to go, when to stop, which reductions it may use, and
+//! the outside world it may consult (a wall clock, a memory gauge, an interrupt flag, a
+//! progress display), all passed in, since the kernel reads no clock of its own.
+
+use super::Reductions;
+use crate::checker::Judged;
+use crate::limits::MemoryGauge;
+use crate::report::Stats;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
+/// passes one (the `lockcheck` crate has a `std::time` implementation; tests use fakes).
+pub trait WallClock: Send + Sync {
+    /// Milliseconds since the exploration started.
+    fn elapsed_ms(&self) -> u64;
+}
+
+/// Called now and then with the statistics so far (for progress bars).
+pub type ProgressHook = Box<dyn FnMut(&Stats) + Send>;
+
+/// How far to search and when to stop.
+pub struct Options {
+    /// Stop at the first violation (true) or explore everything and report all properties.
+    pub stop_at_first_violation: bool,
+    /// Without `stop_at_first_violation`: stop as soon as every property is settled (each
+    /// `always` or bounded-liveness property violated, each `sometimes` witnessed), since
+    /// searching further cannot change a verdict or a first counterexample.
+    pub stop_when_all_settled: bool,
+    /// Explore at most this many unique states: the first state beyond them ends the search
+    /// (named outcome `LimitReached(States)`) unexplored and uncounted, so a limited search
+    /// reports exactly this many, and a space of exactly this many states is complete.
+    pub max_states: Option<u64>,
+    /// Do not expand states at this depth (bounded search; walks end there).
+    pub max_depth: Option<u32>,
+    /// Do not expand states whose virtual time exceeds this.
+    pub max_virtual_time_ms: Option<u64>,
+    /// Stop when memory reaches this many bytes: the resident memory `memory_gauge` reads
+    /// (with the growth of the visited set due before the next reading), or without a gauge
+    /// the explorer's estimate of its own tables. Checked at a pace that keeps up with the
+    /// growth seen (`limits::Pacer`).
+    pub max_memory_bytes: Option<u64>,
+    /// The process's resident memory, for `max_memory_bytes` and `Stats::peak_memory_bytes`.
+    pub memory_gauge: Option<Arc<dyn MemoryGauge>>,
+    /// Stop after this much wall time (needs `wall_clock`).
+    pub time_limit_ms: Option<u64>,
+    pub wall_clock: Option<Arc<dyn WallClock>>,
+    pub progress: Option<ProgressHook>,
+    /// Once this flag is set (by a signal handler, say), the search stops before the next
+    /// expansion with outcome `Interrupted` and the statistics so far.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Pre-size the visited set for this many states.
+    pub expected_states: usize,
+    /// Which reductions exhaustive search may use (all off by default).
+    pub reductions: Reductions,
+    /// Which of the model's properties are evaluated (all by default).
+    pub judged: Judged,
+    /// Threads for [`explore_parallel`] (1 by default); `explore` runs on the caller's.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stop_at_first_violation: true,
+            stop_when_all_settled: false,
+            max_states: None,
+            max_depth: None,
+            max_virtual_time_ms: None,
+            max_memory_bytes: None,
+            memory_gauge: None,
+            time_limit_ms: None,
+            wall_clock: None,
+            progress: None,
+            interrupt: None,
+            expected_states: 0,
+            reductions: Reductions::none(),
+            judged: Judged::All,
+            threads: 1,
+        }
+    }
+}
