@@ -135,6 +135,37 @@ pub fn no_give_up(name: &str) -> Property<RedisWorld> {
         .symmetric()
 }
 
+/// Whether process `p` is a client asking for a lock: up, not paused, acquiring.
+fn asking(state: &RedisState, p: ProcessId) -> bool {
+    !state.is_paused(p)
+        && state
+            .actor(p)
+            .and_then(ProcessState::as_client)
+            .is_some_and(|s| matches!(s.phase, ClientPhase::Acquiring(_)))
+}
+
+/// A digest of which clients are asking (what [`no_starvation`] reads).
+fn asking_digest(world: &RedisWorld, state: &RedisState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, _) in clients(world) {
+        asking(state, p).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// No starvation: every client that keeps asking for a lock gets it within `bound_ms` (each
+/// client with a deadline of its own; one that gives up, crashes or pauses stops asking).
+/// It reads the clients' phases and pauses.
+pub fn no_starvation(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+    Property::each_leads_to_within(
+        name,
+        bound_ms,
+        |_, s, p| asking(s, p),
+        |_, s, p| !asking(s, p),
+    )
+    .observing_digest(on_a_client, asking_digest)
+}
+
 /// Whether some client's watchdog failed a renewal.
 pub fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {

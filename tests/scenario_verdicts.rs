@@ -69,6 +69,11 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("single-node-owner-checked-late-unlock", None),
     ("single-node-plain-del-late-unlock", Some("me-lock")),
     ("single-node-retries-outlast-the-job", None),
+    ("single-node-rounds-bounded-wait", None),
+    (
+        "single-node-rounds-starve-a-contender",
+        Some("no-starvation"),
+    ),
     (
         "stale-cycle-atomic-snapshot",
         Some("detector-false-positive"),

@@ -48,8 +48,9 @@ impl Judged {
 pub struct Checker<M: Model> {
     pub props: Vec<Property<M>>,
     pub statuses: Vec<Status<M>>,
-    /// Indices (into `props`) of the `leads_to_within` properties, in obligation order.
-    within: Vec<usize>,
+    /// Per obligation slot: the `leads_to_within` property (index into `props`) and the
+    /// process it is about (0 for a property of the whole state).
+    within: Vec<(usize, usize)>,
 }
 
 impl<M: Model> Checker<M> {
@@ -64,8 +65,14 @@ impl<M: Model> Checker<M> {
         let within = props
             .iter()
             .enumerate()
-            .filter(|(_, p)| matches!(p.expectation, Expectation::LeadsToWithin { .. }))
-            .map(|(i, _)| i)
+            .flat_map(|(i, p)| {
+                let slots = match p.expectation {
+                    Expectation::LeadsToWithin { .. } => 1,
+                    Expectation::EachLeadsToWithin { processes, .. } => processes,
+                    _ => 0,
+                };
+                (0..slots).map(move |part| (i, part))
+            })
             .collect();
         Checker {
             props,
@@ -82,7 +89,7 @@ impl<M: Model> Checker<M> {
         let obligations = self
             .within
             .iter()
-            .map(|&i| match &self.props[i].expectation {
+            .map(|&(i, _)| match &self.props[i].expectation {
                 Expectation::LeadsToWithin {
                     trigger: None,
                     bound_ms,
@@ -118,7 +125,7 @@ impl<M: Model> Checker<M> {
                         hits.push((i, Hit::Witnessed));
                     }
                 }
-                Expectation::LeadsToWithin { .. } => {}
+                Expectation::LeadsToWithin { .. } | Expectation::EachLeadsToWithin { .. } => {}
             }
         }
     }
@@ -137,15 +144,8 @@ impl<M: Model> Checker<M> {
         let Some(deadlines) = obligations.as_mut() else {
             return;
         };
-        for (k, &i) in self.within.iter().enumerate() {
-            let Expectation::LeadsToWithin {
-                trigger,
-                response,
-                bound_ms,
-            } = &self.props[i].expectation
-            else {
-                unreachable!("within holds only leads-to properties")
-            };
+        for (k, &(i, part)) in self.within.iter().enumerate() {
+            let slot = Slot::of(&self.props[i].expectation, part);
             if deadlines[k] != CLOSED {
                 if vt_ms > deadlines[k] {
                     deadlines[k] = CLOSED;
@@ -154,16 +154,13 @@ impl<M: Model> Checker<M> {
                     }
                     continue;
                 }
-                if response(model, state) {
+                if slot.responds(model, state) {
                     deadlines[k] = CLOSED;
                 }
             }
-            if deadlines[k] == CLOSED {
-                if let Some(trigger) = trigger {
-                    if trigger(model, state) && !response(model, state) {
-                        deadlines[k] = vt_ms.saturating_add(*bound_ms);
-                    }
-                }
+            if deadlines[k] == CLOSED && slot.triggers(model, state) && !slot.responds(model, state)
+            {
+                deadlines[k] = vt_ms.saturating_add(slot.bound_ms);
             }
         }
     }
@@ -187,7 +184,7 @@ impl<M: Model> Checker<M> {
     /// A run ended in `state` with no enabled action: every open obligation is violated.
     pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
         let Some(deadlines) = obligations else { return };
-        for (k, &i) in self.within.iter().enumerate() {
+        for (k, &(i, _)) in self.within.iter().enumerate() {
             if deadlines[k] != CLOSED && self.undecided(i) {
                 hits.push((i, Hit::Violated));
             }
@@ -211,6 +208,49 @@ impl<M: Model> Checker<M> {
                 }
                 combine(fp, h.finish())
             }
+        }
+    }
+}
+
+/// One obligation slot's predicates: a `leads_to_within` property's, or one process's part
+/// of a per-process one.
+struct Slot<'p, M: Model> {
+    expectation: &'p Expectation<M>,
+    part: usize,
+    bound_ms: u64,
+}
+
+impl<'p, M: Model> Slot<'p, M> {
+    fn of(expectation: &'p Expectation<M>, part: usize) -> Self {
+        let bound_ms = match expectation {
+            Expectation::LeadsToWithin { bound_ms, .. }
+            | Expectation::EachLeadsToWithin { bound_ms, .. } => *bound_ms,
+            _ => unreachable!("obligation slots belong to leads-to properties"),
+        };
+        Slot {
+            expectation,
+            part,
+            bound_ms,
+        }
+    }
+
+    /// Whether the slot opens here (never for `eventually_within`, open from the start).
+    fn triggers(&self, model: &M, state: &M::State) -> bool {
+        match self.expectation {
+            Expectation::LeadsToWithin { trigger, .. } => {
+                trigger.as_ref().is_some_and(|t| t(model, state))
+            }
+            Expectation::EachLeadsToWithin { trigger, .. } => trigger(model, state, self.part),
+            _ => unreachable!("obligation slots belong to leads-to properties"),
+        }
+    }
+
+    /// Whether the slot's response holds here.
+    fn responds(&self, model: &M, state: &M::State) -> bool {
+        match self.expectation {
+            Expectation::LeadsToWithin { response, .. } => response(model, state),
+            Expectation::EachLeadsToWithin { response, .. } => response(model, state, self.part),
+            _ => unreachable!("obligation slots belong to leads-to properties"),
         }
     }
 }

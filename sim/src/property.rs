@@ -46,6 +46,9 @@ impl<M: Model> Clone for Observes<M> {
     }
 }
 
+/// A predicate about one process of a state (its id is the third argument).
+pub type ProcessCondition<M> = Arc<dyn Fn(&M, &<M as Model>::State, usize) -> bool + Send + Sync>;
+
 /// What kind of property, with its predicates.
 pub enum Expectation<M: Model> {
     /// Holds in every reachable state.
@@ -58,6 +61,16 @@ pub enum Expectation<M: Model> {
     LeadsToWithin {
         trigger: Option<Condition<M>>,
         response: Condition<M>,
+        bound_ms: u64,
+    },
+    /// `LeadsToWithin` for each process on its own: whenever `trigger` holds of process
+    /// `p`, `response` holds of `p` within `bound_ms`, each process with an obligation of
+    /// its own (so one process answered does not excuse another). `processes` is the
+    /// world's number of processes, set when the property is added to it.
+    EachLeadsToWithin {
+        processes: usize,
+        trigger: ProcessCondition<M>,
+        response: ProcessCondition<M>,
         bound_ms: u64,
     },
 }
@@ -117,6 +130,37 @@ impl<M: Model> Property<M> {
             observes: None,
             symmetric: false,
         }
+    }
+
+    /// For each process `p` on its own: whenever `trigger` holds of `p`, `response` must
+    /// hold of `p` within `bound_ms` (see [`Expectation::EachLeadsToWithin`]; sized by
+    /// [`Property::for_processes`]).
+    pub fn each_leads_to_within(
+        name: impl Into<String>,
+        bound_ms: u64,
+        trigger: impl Fn(&M, &M::State, usize) -> bool + Send + Sync + 'static,
+        response: impl Fn(&M, &M::State, usize) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        Property {
+            name: name.into(),
+            expectation: Expectation::EachLeadsToWithin {
+                processes: 0,
+                trigger: Arc::new(trigger),
+                response: Arc::new(response),
+                bound_ms,
+            },
+            observes: None,
+            symmetric: false,
+        }
+    }
+
+    /// This property for a world of `processes` processes: a per-process obligation gets
+    /// one slot per process; other properties are unchanged.
+    pub fn for_processes(mut self, processes: usize) -> Self {
+        if let Expectation::EachLeadsToWithin { processes: n, .. } = &mut self.expectation {
+            *n = processes;
+        }
+        self
     }
 
     /// `response` must hold within `bound_ms` of the start of every run.
@@ -181,7 +225,9 @@ impl<M: Model> Property<M> {
         match self.expectation {
             Expectation::Always(_) => PropertyKind::Always,
             Expectation::Sometimes(_) => PropertyKind::Sometimes,
-            Expectation::LeadsToWithin { .. } => PropertyKind::EventuallyWithin,
+            Expectation::LeadsToWithin { .. } | Expectation::EachLeadsToWithin { .. } => {
+                PropertyKind::EventuallyWithin
+            }
         }
     }
 }
@@ -215,6 +261,17 @@ impl<M: Model> Clone for Expectation<M> {
                 response,
                 bound_ms,
             } => Expectation::LeadsToWithin {
+                trigger: trigger.clone(),
+                response: response.clone(),
+                bound_ms: *bound_ms,
+            },
+            Expectation::EachLeadsToWithin {
+                processes,
+                trigger,
+                response,
+                bound_ms,
+            } => Expectation::EachLeadsToWithin {
+                processes: *processes,
                 trigger: trigger.clone(),
                 response: response.clone(),
                 bound_ms: *bound_ms,

@@ -273,3 +273,47 @@ fn random_walks_in_a_model_that_never_ends_stop_after_their_step_bound() {
     assert_eq!(report.stats.max_depth, 500);
     assert_eq!(report.stats.unique_states, 501);
 }
+
+/// Whether client `p` is waiting for the lease (not the kv).
+fn waiting(s: &State, p: usize) -> bool {
+    p != KV && matches!(phase(s, p), Some(Phase::Requesting | Phase::Waiting))
+}
+
+/// Each client that waits, on a deadline of its own: holding within `bound_ms`.
+fn each_waiter_holds_within(bound_ms: u64) -> Property<World<Node>> {
+    Property::each_leads_to_within(
+        "each-waiter-holds",
+        bound_ms,
+        |_, s: &State, p| waiting(s, p),
+        |_, s: &State, p| !waiting(s, p),
+    )
+}
+
+/// A per-process obligation: the client that waits out the other's 5 ms of work misses a
+/// 3 ms deadline, while the one that got the lease at once met its own; 20 ms is enough
+/// for both.
+#[test]
+fn each_process_has_an_obligation_of_its_own() {
+    let short = crashy_world(0).with_property(each_waiter_holds_within(3));
+    let report = explore(
+        &short,
+        &mut BreadthFirst::default(),
+        all(Options::default()),
+    );
+    let Status::Violated(path) = &report.property("each-waiter-holds").unwrap().status else {
+        panic!("a client waits out 5 ms of work: {report}")
+    };
+    let last = path.last_state();
+    let waiters = [CLIENT_1, CLIENT_2]
+        .iter()
+        .filter(|&&c| waiting(last, c))
+        .count();
+    assert_eq!(waiters, 1, "one client waits, the other holds or is done");
+    assert!(last.now_ms > 3);
+    let long = crashy_world(0).with_property(each_waiter_holds_within(20));
+    let report = explore(&long, &mut BreadthFirst::default(), all(Options::default()));
+    assert!(matches!(
+        report.property("each-waiter-holds").unwrap().status,
+        Status::Holds
+    ));
+}

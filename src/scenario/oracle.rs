@@ -28,6 +28,11 @@ pub enum OracleSpec {
     },
     /// No client gives up acquiring (acquire timeout or attempt limit).
     NoGiveUp,
+    /// Every client that keeps asking for a lock gets it within `bound_ms`.
+    NoStarvation {
+        #[serde(deserialize_with = "duration::ms")]
+        bound_ms: u64,
+    },
     PauseWhileHolding,
     RenewalFailed,
     HolderCrashed,
@@ -113,6 +118,11 @@ impl OracleSpec {
                 "no-give-up",
                 "a client gave up acquiring a lock (its acquire timeout passed or its attempts ran out)",
                 oracles::no_give_up,
+            ),
+            O::NoStarvation { bound_ms } => Oracle::new(
+                "no-starvation",
+                "a client kept asking for a lock and did not get it within the bound (starved by the others)",
+                |n| oracles::no_starvation(n, bound_ms),
             ),
             O::PauseWhileHolding => Oracle::new(
                 "pause-while-holding",
@@ -209,6 +219,7 @@ mod tests {
             O::Liveness { bound_ms: 5 },
             O::Progress { bound_ms: 5 },
             O::NoGiveUp,
+            O::NoStarvation { bound_ms: 5 },
             O::PauseWhileHolding,
             O::RenewalFailed,
             O::HolderCrashed,

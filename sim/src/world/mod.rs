@@ -108,7 +108,8 @@ impl<A: Actor> World<A> {
     }
 
     pub fn with_property(mut self, property: Property<World<A>>) -> Self {
-        self.properties.push(property);
+        self.properties
+            .push(property.for_processes(self.processes.len()));
         self.symmetry = OnceLock::new();
         self
     }
