@@ -31,6 +31,8 @@ pub enum Judged {
     Only(String),
     /// None (scripted runs, which only want the path).
     Nothing,
+    /// Every property but these, settled already (later walks of a parallel search).
+    AllBut(Vec<String>),
 }
 
 impl Judged {
@@ -39,6 +41,7 @@ impl Judged {
             Judged::All => {}
             Judged::Only(name) => properties.retain(|p| p.name == *name),
             Judged::Nothing => properties.clear(),
+            Judged::AllBut(settled) => properties.retain(|p| !settled.contains(&p.name)),
         }
         properties
     }

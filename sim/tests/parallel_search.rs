@@ -239,3 +239,38 @@ fn limits_interrupts_and_progress_hold_on_threads() {
     assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0));
     assert!(seen.iter().any(|&(_, frontier)| frontier > 1_000));
 }
+
+/// Random walks over many waves (a witness settled in the first wave is left out of the
+/// later ones): on 2 and 3 threads the report of one thread, safe and violating alike.
+#[test]
+fn random_walks_over_many_waves_report_what_one_thread_does() {
+    let safe = Lease::new(10, 4, 3).world();
+    let broken = Lease::new(10, 4, 12).world();
+    let mut outcomes = Vec::new();
+    for world in [&safe, &broken] {
+        let walks = |threads| {
+            lockcheck_sim::explore_walks(
+                world,
+                0..300,
+                200,
+                Options {
+                    threads,
+                    ..Options::default()
+                },
+            )
+        };
+        let one = walks(1);
+        for threads in [2, 3] {
+            let many = walks(threads);
+            assert_eq!(many.threads, Threads::Ran(threads));
+            assert_eq!(many.outcome, one.outcome);
+            assert_eq!(many.stats.results(), one.stats.results());
+            assert_eq!(verdicts(&many), verdicts(&one));
+        }
+        outcomes.push(one.outcome);
+    }
+    assert_eq!(
+        outcomes,
+        [Outcome::RunsDone { runs: 300 }, Outcome::StoppedAtViolation]
+    );
+}

@@ -3,9 +3,9 @@
 //! The idea: a walk depends on its seed alone. Its chooser is seeded by it, its path log
 //! starts empty, and until the first violation (which ends the whole search) nothing a walk
 //! meets changes what the next one does; the visited set only counts distinct states. So
-//! the walks of a search can run apart, in waves of consecutive seeds, each on a thread of
-//! its own with a visited set of its own, and be merged in seed order exactly as one thread
-//! would have met them: the first violation in seed order ends the search (later walks of
+//! the walks of a search can run apart, in waves of consecutive seeds, a few consecutive
+//! seeds per task, each task a search of its own with a visited set of its own, and be
+//! merged in seed order exactly as one thread would have met them: the first violation in seed order ends the search (later walks of
 //! its wave are discarded unseen), each `sometimes` witness is the first walk's in seed
 //! order, the distinct states are the union of the walks' sets, and the other counters add
 //! up (depth and virtual time: the greatest). Each walk checks the wall-time and memory
@@ -17,15 +17,19 @@
 //! the next one evaluates.
 
 use super::{search, Options, Threads};
+use crate::checker::Judged;
 use crate::frontier::Walk;
 use crate::model::Model;
 use crate::report::{Outcome, Report, Status};
 use crate::visited::VisitedSet;
 use rayon::prelude::*;
 
-/// Walks per thread in a wave: enough to even out walks of different lengths, few enough
+/// Consecutive seeds one task walks, one after another in one search: short walks cost
+/// little more than setting a search up, so a task takes several.
+const WALKS_PER_TASK: u64 = 8;
+/// Tasks per thread in a wave: enough to even out tasks of different lengths, few enough
 /// that little is wasted after a violation.
-const WALKS_PER_THREAD: u64 = 4;
+const TASKS_PER_THREAD: u64 = 4;
 
 /// Runs the seeded random walks `seeds` (each at most `max_steps` steps) on
 /// `options.threads` threads: the report one thread gives (see the module doc).
@@ -67,11 +71,12 @@ where
         }
     };
     let mut merged = Merged::default();
-    let wave = threads as u64 * WALKS_PER_THREAD;
+    let wave = threads as u64 * TASKS_PER_THREAD * WALKS_PER_TASK;
     let mut first = seeds.start;
     while first < seeds.end && merged.goes_on() {
         let last = first.saturating_add(wave).min(seeds.end);
-        let walks = wave_of_walks(model, &pool, first..last, max_steps, &options);
+        let settled = merged.settled();
+        let walks = wave_of_walks(model, &pool, first..last, max_steps, &options, &settled);
         for (report, visited) in walks {
             merged.absorb(report, &visited);
             if !merged.goes_on() {
@@ -93,25 +98,33 @@ where
     report
 }
 
-/// The walks of `seeds`, one task each on `pool`, in seed order, each with the states it
-/// visited.
+/// The walks of `seeds` on `pool`, a task per `WALKS_PER_TASK` consecutive seeds: each
+/// task's report, in seed order, with the states it visited.
 fn wave_of_walks<M>(
     model: &M,
     pool: &rayon::ThreadPool,
     seeds: std::ops::Range<u64>,
     max_steps: u32,
     options: &Options,
+    settled: &[String],
 ) -> Vec<(Report<M>, VisitedSet)>
 where
     M: Model + Sync,
     M::State: Send + Sync,
     M::Action: Send + Sync,
 {
-    let jobs: Vec<(u64, Options)> = seeds.map(|seed| (seed, walk_options(options))).collect();
+    let jobs: Vec<(std::ops::Range<u64>, Options)> = seeds
+        .clone()
+        .step_by(WALKS_PER_TASK as usize)
+        .map(|first| {
+            let task = first..first.saturating_add(WALKS_PER_TASK).min(seeds.end);
+            (task, walk_options(options, settled))
+        })
+        .collect();
     pool.install(|| {
         jobs.into_par_iter()
-            .map(|(seed, options)| {
-                let mut walk = Walk::random(seed..seed + 1).with_max_steps(max_steps);
+            .map(|(task, options)| {
+                let mut walk = Walk::random(task).with_max_steps(max_steps);
                 search(model, &mut walk, options).unwrap_or_else(|never| match never {})
             })
             .collect()
@@ -132,8 +145,11 @@ fn one_thread_only(options: &Options) -> Option<&'static str> {
 }
 
 /// One walk's options: the search's limits and interrupt, without its progress display
-/// (the merged statistics are shown after each wave).
-fn walk_options(options: &Options) -> Options {
+/// (the merged statistics are shown after each wave), judging no property that is
+/// `settled` already. A settled property is a witnessed `sometimes` (a violation ends the
+/// search): it cannot end a walk nor open an obligation, so leaving it out changes
+/// nothing but the cost of building its path again.
+fn walk_options(options: &Options, settled: &[String]) -> Options {
     Options {
         stop_at_first_violation: options.stop_at_first_violation,
         stop_when_all_settled: options.stop_when_all_settled,
@@ -148,7 +164,10 @@ fn walk_options(options: &Options) -> Options {
         interrupt: options.interrupt.clone(),
         expected_states: 0,
         reductions: options.reductions,
-        judged: options.judged.clone(),
+        judged: match &options.judged {
+            Judged::All if !settled.is_empty() => Judged::AllBut(settled.to_vec()),
+            judged => judged.clone(),
+        },
         threads: 1,
     }
 }
@@ -198,17 +217,40 @@ impl<M: Model> Merged<M> {
         sum.max_virtual_time_ms = sum.max_virtual_time_ms.max(one.max_virtual_time_ms);
         sum.peak_memory_bytes = sum.peak_memory_bytes.max(one.peak_memory_bytes);
         sum.branching.merge(&one.branching);
-        for (mine, theirs) in report.properties.iter_mut().zip(walk.properties) {
-            assert_eq!(mine.name, theirs.name, "internal bug: walks judge alike");
-            let undecided = matches!(mine.status, Status::Holds | Status::NotWitnessed);
-            if undecided && theirs.status.path().is_some() {
-                mine.status = theirs.status;
+        let mut theirs = walk.properties.into_iter().peekable();
+        for mine in &mut report.properties {
+            // A walk leaves out the properties settled before its wave, and keeps the order.
+            let Some(t) = theirs.next_if(|t| t.name == mine.name) else {
+                assert!(
+                    !is_undecided(&mine.status),
+                    "internal bug: a walk left out the undecided property {}",
+                    mine.name
+                );
+                continue;
+            };
+            if is_undecided(&mine.status) && t.status.path().is_some() {
+                mine.status = t.status;
             }
         }
+        assert!(
+            theirs.next().is_none(),
+            "internal bug: a walk judged a property the search does not have"
+        );
         report.outcome = match walk.outcome {
             Outcome::RunsDone { .. } => Outcome::RunsDone { runs: sum.runs },
             ended => ended,
         };
+    }
+
+    /// The properties settled so far (witnessed; a violation ends the search).
+    fn settled(&self) -> Vec<String> {
+        self.report.as_ref().map_or_else(Vec::new, |r| {
+            r.properties
+                .iter()
+                .filter(|p| !is_undecided(&p.status))
+                .map(|p| p.name.clone())
+                .collect()
+        })
     }
 
     /// The merged report, if any walk ran.
@@ -219,4 +261,9 @@ impl<M: Model> Merged<M> {
         report.stats.peak_memory_bytes = report.stats.peak_memory_bytes.max(tables);
         Some(report)
     }
+}
+
+/// Whether a property still waits for a path: not violated, not witnessed.
+fn is_undecided<M: Model>(status: &Status<M>) -> bool {
+    matches!(status, Status::Holds | Status::NotWitnessed)
 }
