@@ -51,8 +51,8 @@ impl<A: Actor> World<A> {
     }
 
     /// Runs the handler of `event`, a delivery or a timer's firing, on its process, which
-    /// must be up. The event is not taken from the state's queues: a driver that keeps
-    /// them itself hands it over.
+    /// must be up. The event is not taken from the state's queues: the explorer's step
+    /// takes it out first, a driver that keeps them itself hands it over.
     pub fn handle_event(&self, state: &mut StateOf<A>, event: ActionOf<A>) -> EffectsOf<A> {
         match event {
             WorldAction::Deliver { from, to, msg } => {
@@ -69,7 +69,7 @@ impl<A: Actor> World<A> {
     }
 
     /// Runs one handler of process `p`, which must be up, and returns its effects.
-    pub(super) fn run_on(
+    fn run_on(
         &self,
         state: &mut StateOf<A>,
         p: ProcessId,

@@ -250,11 +250,8 @@ impl<A: Actor> World<A> {
             .iter()
             .position(|m| m.from == from && m.to == to && &m.msg == msg && m.due_ms <= now)
             .expect("internal bug: delivering a message that is not due");
-        let m = state.in_flight.remove(i);
-        let msg = Arc::unwrap_or_clone(m.msg);
-        let ctx = self.run_on(state, to, |actor, s, ctx| {
-            actor.on_message(s, from, msg, ctx)
-        });
+        let msg = state.in_flight.remove(i).msg;
+        let ctx = self.handle_event(state, WorldAction::Deliver { from, to, msg });
         self.apply_effects(state, ctx);
     }
 
@@ -264,8 +261,8 @@ impl<A: Actor> World<A> {
             timers.first().is_some_and(|t| &t.timer == timer),
             "internal bug: firing a timer that is not the earliest"
         );
-        let t = timers.remove(0);
-        let ctx = self.run_on(state, p, |actor, s, ctx| actor.on_timer(s, t.timer, ctx));
+        let timer = timers.remove(0).timer;
+        let ctx = self.handle_event(state, WorldAction::Fire { process: p, timer });
         self.apply_effects(state, ctx);
     }
 
