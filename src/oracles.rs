@@ -100,13 +100,24 @@ fn client_done(state: &RedisState, p: ProcessId) -> bool {
         .is_some_and(|s| s.phase == ClientPhase::Done && s.gave_up == 0)
 }
 
+/// A digest of one part per client, `part(p, client)`: the wrapping sum of the parts'
+/// hashes. It changes whenever exactly one part changes (an action on one client changes
+/// that client's part alone), and it does not depend on which client has which part, so
+/// renaming interchangeable clients leaves it as it is (a symmetric property's digest).
+fn per_client_digest<'w, T: Hash>(
+    world: &'w RedisWorld,
+    part: impl Fn(ProcessId, &'w LockClient) -> T,
+) -> u64 {
+    clients(world).fold(0u64, |sum, (p, c)| {
+        let mut h = FpHasher::new();
+        part(p, c).hash(&mut h);
+        sum.wrapping_add(h.finish())
+    })
+}
+
 /// A digest of which clients are done (what [`all_clients_done`] reads).
 fn done_clients_digest(world: &RedisWorld, state: &RedisState) -> u64 {
-    let mut h = FpHasher::new();
-    for (p, _) in clients(world) {
-        client_done(state, p).hash(&mut h);
-    }
-    h.finish()
+    per_client_digest(world, |p, _| client_done(state, p))
 }
 
 /// Whether some client gave up acquiring a lock (its acquire timeout or attempt limit).
@@ -257,44 +268,39 @@ pub fn on_the_account(world: &RedisWorld, action: &RedisAction) -> bool {
 /// A digest of every client's beliefs (what ME-lock and lock overlap read): one part per
 /// client, each from that client's own state and clock.
 pub fn beliefs_digest(world: &RedisWorld, state: &RedisState) -> u64 {
-    let mut h = FpHasher::new();
-    for (p, c) in clients(world) {
-        believed_keys(world, state, p, c).hash(&mut h);
-    }
-    h.finish()
+    per_client_digest(world, |p, c| believed_keys(world, state, p, c))
 }
 
 /// A digest of whether each client is paused while believing it holds a lock.
 fn paused_holders_digest(world: &RedisWorld, state: &RedisState) -> u64 {
-    let mut h = FpHasher::new();
-    for (p, c) in clients(world) {
-        (state.is_paused(p) && !believed_keys(world, state, p, c).is_empty()).hash(&mut h);
-    }
-    h.finish()
+    per_client_digest(world, |p, c| {
+        state.is_paused(p) && believed(world, state, p, c).next().is_some()
+    })
 }
 
 /// A digest of whether each client's watchdog failed a renewal.
 fn failed_renewals_digest(world: &RedisWorld, state: &RedisState) -> u64 {
-    let mut h = FpHasher::new();
-    for (p, c) in clients(world) {
-        let failed = state
+    per_client_digest(world, |p, c| {
+        state
             .actor(p)
             .and_then(ProcessState::as_client)
-            .is_some_and(|s| c.failed_renewals(s) > 0);
-        failed.hash(&mut h);
-    }
-    h.finish()
+            .is_some_and(|s| c.failed_renewals(s) > 0)
+    })
 }
 
 /// ME-lock as an `always` property. It reads the clients' beliefs only.
 pub fn me_lock(name: &str) -> Property<RedisWorld> {
-    Property::always(name, |w, s| !two_holders(w, s)).observing_digest(on_a_client, beliefs_digest)
+    Property::always(name, |w, s| !two_holders(w, s))
+        .observing_digest(on_a_client, beliefs_digest)
+        .symmetric()
 }
 
-/// ME-resource as an `always` property. It reads the account only.
+/// ME-resource as an `always` property. It reads the account only (whether any account
+/// was damaged, whichever it is).
 pub fn me_resource(name: &str) -> Property<RedisWorld> {
     Property::always(name, |_, s| !resource_damaged(s))
         .observing_digest(on_the_account, |_, s| resource_damaged(s) as u64)
+        .symmetric()
 }
 
 /// Liveness: a crashed holder's lock becomes acquirable within `bound_ms`.
@@ -344,11 +350,14 @@ pub fn progress(name: &str, bound_ms: u64) -> Property<RedisWorld> {
 pub fn pause_while_holding(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, paused_while_holding)
         .observing_digest(on_a_client, paused_holders_digest)
+        .symmetric()
 }
 
 /// Witness: a renewal failed (a client's state).
 pub fn renewal_failure(name: &str) -> Property<RedisWorld> {
-    Property::sometimes(name, renewal_failed).observing_digest(on_a_client, failed_renewals_digest)
+    Property::sometimes(name, renewal_failed)
+        .observing_digest(on_a_client, failed_renewals_digest)
+        .symmetric()
 }
 
 /// Witness: a client crashed or was cut off while its lock was stored.
@@ -359,10 +368,14 @@ pub fn holder_crashed(name: &str) -> Property<RedisWorld> {
 /// Witness: two clients believed they held the same lock at once (the lock was broken, which
 /// a fenced resource must survive).
 pub fn lock_overlap(name: &str) -> Property<RedisWorld> {
-    Property::sometimes(name, two_holders).observing_digest(on_a_client, beliefs_digest)
+    Property::sometimes(name, two_holders)
+        .observing_digest(on_a_client, beliefs_digest)
+        .symmetric()
 }
 
 /// Witness: every client finished its rounds without giving up (a clients' state).
 pub fn every_client_done(name: &str) -> Property<RedisWorld> {
-    Property::sometimes(name, all_clients_done).observing_digest(on_a_client, done_clients_digest)
+    Property::sometimes(name, all_clients_done)
+        .observing_digest(on_a_client, done_clients_digest)
+        .symmetric()
 }

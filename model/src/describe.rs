@@ -139,6 +139,7 @@ pub fn timer(t: &Timer) -> String {
         Timer::Client(ClientTimer::Lock { lock, timer }) => {
             let what = match timer {
                 LockTimer::RequestTimeout(tag) => format!("request {tag} timed out"),
+                LockTimer::SweepTimeout => "requests timed out".to_string(),
                 LockTimer::Retry => "retry".to_string(),
                 LockTimer::AcquireDeadline => "acquire timeout".to_string(),
                 LockTimer::Renew => "renew".to_string(),

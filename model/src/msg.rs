@@ -147,6 +147,8 @@ pub enum ClientTimer {
 pub enum LockTimer {
     /// Request `tag` got no answer in time.
     RequestTimeout(u16),
+    /// The earliest deadline of the requests a Redlock sweep waits for has passed.
+    SweepTimeout,
     /// Try to acquire again.
     Retry,
     /// Stop trying to acquire.

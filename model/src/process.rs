@@ -197,7 +197,7 @@ impl Actor for Process {
     }
 
     fn rename_state(&self, state: &ProcessState, r: &Renaming) -> Option<ProcessState> {
-        crate::rename::rename_state(state, r)
+        crate::rename::rename_state(self, state, r)
     }
 
     fn rename_msg(&self, msg: &Msg, r: &Renaming) -> Option<Msg> {

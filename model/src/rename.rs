@@ -3,14 +3,16 @@
 //! are interchangeable and to hash a state as its class's representative.
 //!
 //! Redis nodes, lock clients, the account and the token service support it. A lock client's
-//! configuration is renamed as it is written (a Redlock client's node list keeps its order),
-//! so two nodes a client names in an order its protocol depends on are never interchangeable:
-//! a Redlock engine keeps its per-node bookkeeping by position and tags its requests with
-//! positions, and the kernel then names that reason. Sentinel, the scripted client, the lock
-//! service and the detector do not support it; a world holding one gets no symmetry among
-//! the processes they name.
+//! configuration is renamed as it is written, except that a Redlock client's nodes asked at
+//! once may trade places: the renamed configuration is the same, and its state has the
+//! per-node slots of its sweep permuted (`Redlock::renamed_positions`). Two nodes a client
+//! asks one after another (seed 000's sequential loop, the local nodes of `LocalFirst`) are
+//! never interchangeable, since the protocol depends on their order, and the kernel then
+//! names that reason. Sentinel, the scripted client, the lock service and the detector do
+//! not support it; a world holding one gets no symmetry among the processes they name.
 
 use crate::lock::protocol::EngineState;
+use crate::lock::redlock::Redlock;
 use crate::lock::single::SingleState;
 use crate::lock::{ClientState, Fencing, LockClient, Protocol};
 use crate::msg::{Msg, Timer};
@@ -42,7 +44,11 @@ fn renamed_client(client: &LockClient, r: &Renaming) -> LockClient {
             e.node = r.of(e.node);
             e.sentinel = e.sentinel.map(|s| r.of(s));
         }
-        Protocol::Redlock(e) => e.nodes.iter_mut().for_each(|n| *n = r.of(*n)),
+        Protocol::Redlock(e) => {
+            if e.renamed_positions(r).is_none() {
+                e.nodes.iter_mut().for_each(|n| *n = r.of(*n));
+            }
+        }
         Protocol::Redisson(e) => e.node = r.of(e.node),
     }
     c.workload.resource = c.workload.resource.map(|p| r.of(p));
@@ -52,11 +58,14 @@ fn renamed_client(client: &LockClient, r: &Renaming) -> LockClient {
     c
 }
 
-/// `state` with its ids renamed by `r`, or `None` when it holds none that `r` moves.
-pub fn rename_state(state: &ProcessState, r: &Renaming) -> Option<ProcessState> {
-    match state {
-        ProcessState::Redis(node) => rename_node(node, r).map(ProcessState::Redis),
-        ProcessState::Client(client) => rename_client(client, r).map(ProcessState::Client),
+/// `state` of `process` with its ids renamed by `r`, or `None` when it holds none that `r`
+/// moves.
+pub fn rename_state(process: &Process, state: &ProcessState, r: &Renaming) -> Option<ProcessState> {
+    match (process, state) {
+        (_, ProcessState::Redis(node)) => rename_node(node, r).map(ProcessState::Redis),
+        (Process::Client(config), ProcessState::Client(client)) => {
+            rename_client(config, client, r).map(ProcessState::Client)
+        }
         _ => None,
     }
 }
@@ -87,7 +96,10 @@ fn rename_node(node: &NodeState, r: &Renaming) -> Option<NodeState> {
     Some(n)
 }
 
-fn rename_client(client: &ClientState, r: &Renaming) -> Option<ClientState> {
+fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Option<ClientState> {
+    if let Protocol::Redlock(redlock) = &config.protocol {
+        return rename_redlock_client(redlock, client, r);
+    }
     let node_of = |e: &EngineState| match e {
         EngineState::SingleNode(SingleState::Acquiring { node, .. })
         | EngineState::SingleNode(SingleState::Holding { node }) => Some(*node),
@@ -108,6 +120,27 @@ fn rename_client(client: &ClientState, r: &Renaming) -> Option<ClientState> {
         ) = e
         {
             *node = r.of(*node);
+        }
+    }
+    Some(c)
+}
+
+/// A Redlock client's state with its nodes renamed by `r`: each engine's per-node slots
+/// permuted, or `None` when `r` moves none of its nodes (or is no symmetry of the protocol,
+/// in which case the kernel has refused it already).
+fn rename_redlock_client(
+    redlock: &Redlock,
+    client: &ClientState,
+    r: &Renaming,
+) -> Option<ClientState> {
+    let to = redlock.renamed_positions(r)?;
+    if to.iter().enumerate().all(|(i, &j)| i == j) {
+        return None;
+    }
+    let mut c = client.clone();
+    for e in &mut c.engines {
+        if let EngineState::Redlock(state) = e {
+            redlock.permute_nodes(state, &to);
         }
     }
     Some(c)

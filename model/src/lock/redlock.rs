@@ -43,9 +43,17 @@
 //! key of a later one.
 //!
 //! Requests are tagged with the sweep's kind, its parity (consecutive sweeps of a kind
-//! alternate), the try and the node's index (module `sweep`); a late answer to an earlier sweep
-//! is ignored. The set is finite, so an answer delayed by two whole sweeps of the same kind
-//! (a node stalled through two attempts) would be taken for the current one.
+//! alternate) and the try (module `sweep`); an answer's node is its sender, and a late answer
+//! to an earlier sweep is ignored. The set is finite, so an answer delayed by two whole sweeps
+//! of the same kind (a node stalled through two attempts) would be taken for the current one.
+//!
+//! Each try waiting for an answer has a deadline (the per-node timeout) in its slot, and the
+//! engine keeps one timer, `SweepTimeout`, at the earliest of them: when it fires, every try
+//! past its deadline fails in that one event. Requests sent together (every node at once)
+//! therefore time out together, as one event rather than one per node in the order they were
+//! sent; an answer that arrives at that instant is taken if it is handled first, as it would
+//! be before its own timeout. Which node timed out is then never a matter of timer order,
+//! which is what lets interchangeable nodes be renamed (symmetry reduction).
 
 mod sweep;
 mod watchdog;
@@ -56,7 +64,7 @@ pub use watchdog::{RenewCount, Watch, Watchdog};
 use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
-use lockcheck_sim::world::{LocalNow, ProcessId};
+use lockcheck_sim::world::{LocalNow, ProcessId, Renaming};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
@@ -183,6 +191,32 @@ impl Redlock {
         self.ttl_ms as i64 - elapsed_ms - self.drift_ms()
     }
 
+    /// Where renaming processes by `r` sends each node position, when that is a symmetry
+    /// of this protocol: `r` maps the node set onto itself and moves none of the nodes asked
+    /// one after another (their order is the protocol's). Nodes asked at once are
+    /// interchangeable: nothing the engine does depends on their order, since their requests
+    /// go out in one step, their answers are told apart by sender and their tries time out
+    /// together (`SweepTimeout`). `None` when `r` is no symmetry of it.
+    pub fn renamed_positions(&self, r: &Renaming) -> Option<Vec<usize>> {
+        let sequential = self.sequential();
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let to = self.nodes.iter().position(|&m| m == r.of(n))?;
+                (i >= sequential && to >= sequential || to == i).then_some(to)
+            })
+            .collect()
+    }
+
+    /// `state` with the node in position `i` moved to position `to[i]`
+    /// ([`Redlock::renamed_positions`]).
+    pub fn permute_nodes(&self, state: &mut RedlockState, to: &[usize]) {
+        if let Some(sweep) = state.phase.sweep_mut() {
+            sweep.permute(to);
+        }
+    }
+
     /// How many of the first nodes are asked one after another.
     fn sequential(&self) -> usize {
         match self.dispatch {
@@ -233,22 +267,54 @@ impl Redlock {
         sweep
     }
 
+    /// The deadline of a try of a `kind` sweep sent now, on the monotonic clock (the one
+    /// timers run on).
+    fn deadline(&self, kind: Kind, io: &LockIo) -> i64 {
+        io.now()
+            .mono_ms
+            .saturating_add(self.timeout_ms(kind).min(i64::MAX as u64) as i64)
+    }
+
     fn send_due(&self, sweep: &mut Sweep, io: &mut LockIo) {
-        for node in sweep.due_requests(self.sequential()) {
+        let deadline = self.deadline(sweep.kind, io);
+        for node in sweep.due_requests(self.sequential(), deadline) {
             self.send(sweep, node, 0, io);
         }
     }
 
     fn send(&self, sweep: &Sweep, node: usize, try_no: u8, io: &mut LockIo) {
-        let tag = sweep.tag(node, try_no).encode();
+        let tag = sweep.tag(try_no).encode();
         io.request(self.nodes[node], tag, self.command(sweep.kind, io));
-        io.set_timer(LockTimer::RequestTimeout(tag), self.timeout_ms(sweep.kind));
     }
 
-    fn cancel_outstanding(&self, sweep: &Sweep, io: &mut LockIo) {
-        for tag in sweep.outstanding() {
-            io.cancel_timer(LockTimer::RequestTimeout(tag.encode()));
+    /// Runs `step` and then sets the `SweepTimeout` timer to the earliest deadline of the
+    /// sweep it leaves (or cancels it), unless that is where the timer already stood: the
+    /// one place the timer is kept, so every step leaves it right. `armed` is the deadline
+    /// the timer stands at before `step` (`None` when it just fired).
+    fn keeping_timer<R>(
+        &self,
+        state: &mut RedlockState,
+        armed: Option<i64>,
+        io: &mut LockIo,
+        step: impl FnOnce(&mut RedlockState, &mut LockIo) -> R,
+    ) -> R {
+        let result = step(state, io);
+        let next = state.phase.sweep().and_then(Sweep::next_deadline);
+        if next != armed {
+            match next {
+                Some(deadline) => {
+                    let left = deadline.saturating_sub(io.now().mono_ms).max(0) as u64;
+                    io.set_timer(LockTimer::SweepTimeout, left);
+                }
+                None => io.cancel_timer(LockTimer::SweepTimeout),
+            }
         }
+        result
+    }
+
+    /// The deadline the `SweepTimeout` timer stands at in `state`.
+    fn armed(state: &RedlockState) -> Option<i64> {
+        state.phase.sweep().and_then(Sweep::next_deadline)
     }
 
     /// What an answer means for the quorum, and whether it really extended the lock.
@@ -273,18 +339,42 @@ impl Redlock {
         state.phase = Phase::Acquiring { sweep, expired };
     }
 
-    /// Records how the try `tag` ended and moves on.
+    /// Records how the try `tag` of the node in position `node` ended and moves on.
     fn settle(
         &self,
         state: &mut RedlockState,
         tag: Tag,
-        (outcome, extended): (Outcome, bool),
+        node: usize,
+        judged: (Outcome, bool),
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        let sweep = state.phase.sweep_mut().filter(|s| s.expects(tag))?;
+        let sweep = state.phase.sweep_mut().filter(|s| s.expects(tag, node))?;
+        self.settle_one(sweep, node, judged, io);
+        self.send_due(sweep, io);
+        self.progress(state, io)
+    }
+
+    /// Records how one node's try ended, and sends its next try if an error leaves one.
+    fn settle_one(
+        &self,
+        sweep: &mut Sweep,
+        node: usize,
+        (outcome, extended): (Outcome, bool),
+        io: &mut LockIo,
+    ) {
         sweep.extended += u8::from(extended);
-        if let Some(next) = sweep.settle(tag.node, outcome, self.tries(tag.kind)) {
-            self.send(sweep, tag.node, next, io);
+        let deadline = self.deadline(sweep.kind, io);
+        if let Some(next) = sweep.settle(node, outcome, self.tries(sweep.kind), deadline) {
+            self.send(sweep, node, next, io);
+        }
+    }
+
+    /// The `SweepTimeout` timer fired: every try past its deadline failed.
+    fn time_out(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
+        let now = io.now().mono_ms;
+        let sweep = state.phase.sweep_mut()?;
+        for (node, _) in sweep.overdue(now) {
+            self.settle_one(sweep, node, (Outcome::Error, false), io);
         }
         self.send_due(sweep, io);
         self.progress(state, io)
@@ -341,7 +431,6 @@ impl Redlock {
         else {
             unreachable!("decide is called while acquiring");
         };
-        self.cancel_outstanding(&sweep, io);
         let now = self.clock.read(io.now());
         let validity = self.validity_ms(now - sweep.started_ms);
         if sweep.ok_count() >= self.quorum() && validity > 0 {
@@ -376,6 +465,33 @@ impl Redlock {
         None
     }
 
+    /// What a timer does (`on_timer` keeps the `SweepTimeout` timer around it).
+    fn on_own_timer(
+        &self,
+        state: &mut RedlockState,
+        timer: LockTimer,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        match timer {
+            LockTimer::SweepTimeout => self.time_out(state, io),
+            LockTimer::Retry => self.retry(state, io),
+            LockTimer::AcquireDeadline => {
+                if let Phase::Acquiring { expired, .. }
+                | Phase::Undoing { expired, .. }
+                | Phase::Waiting { expired } = &mut state.phase
+                {
+                    *expired = true;
+                }
+                None
+            }
+            LockTimer::Renew => {
+                self.on_renew_tick(state, io);
+                None
+            }
+            LockTimer::RequestTimeout(_) | LockTimer::WaitTtl => None,
+        }
+    }
+
     /// Elapsed time since `sweep` began, at most the TTL (beyond it every outcome is fixed).
     fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> i64 {
         (self.clock.read(now) - sweep.started_ms).min(self.ttl_ms as i64)
@@ -383,6 +499,20 @@ impl Redlock {
 }
 
 impl Phase {
+    /// The sweep under way, if any.
+    fn sweep(&self) -> Option<&Sweep> {
+        match self {
+            Phase::Acquiring { sweep, .. }
+            | Phase::Undoing { sweep, .. }
+            | Phase::Releasing { sweep }
+            | Phase::Holding {
+                watch: Watch::Renewing(sweep),
+                ..
+            } => Some(sweep),
+            _ => None,
+        }
+    }
+
     /// The sweep under way, if any.
     fn sweep_mut(&mut self) -> Option<&mut Sweep> {
         match self {
@@ -411,24 +541,27 @@ impl Engine for Redlock {
     }
 
     fn acquire(&self, state: &mut RedlockState, io: &mut LockIo) {
-        state.failed_attempts = 0;
-        if let Some(timeout) = self.acquire_timeout_ms {
-            io.set_timer(LockTimer::AcquireDeadline, timeout);
-        }
-        self.attempt(state, false, io);
+        let armed = Self::armed(state);
+        self.keeping_timer(state, armed, io, |state, io| {
+            state.failed_attempts = 0;
+            if let Some(timeout) = self.acquire_timeout_ms {
+                io.set_timer(LockTimer::AcquireDeadline, timeout);
+            }
+            self.attempt(state, false, io);
+        })
     }
 
     /// Stops the watchdog and deletes the key on every node (owner-checked), as the
     /// dispatch asks them; `Released` once every node answered or timed out.
     fn release(&self, state: &mut RedlockState, io: &mut LockIo) {
-        self.stop_watch(state, io);
-        if let Some(sweep) = state.phase.sweep_mut() {
-            self.cancel_outstanding(sweep, io);
-        }
-        io.cancel_timer(LockTimer::Retry);
-        io.cancel_timer(LockTimer::AcquireDeadline);
-        let sweep = self.begin(&mut state.parities, Kind::Release, io);
-        state.phase = Phase::Releasing { sweep };
+        let armed = Self::armed(state);
+        self.keeping_timer(state, armed, io, |state, io| {
+            self.stop_watch(state, io);
+            io.cancel_timer(LockTimer::Retry);
+            io.cancel_timer(LockTimer::AcquireDeadline);
+            let sweep = self.begin(&mut state.parities, Kind::Release, io);
+            state.phase = Phase::Releasing { sweep };
+        })
     }
 
     fn on_reply(
@@ -439,12 +572,13 @@ impl Engine for Redlock {
         reply: Reply,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        let tag = Tag::decode(tag).filter(|t| self.nodes.get(t.node) == Some(&node))?;
-        if state.phase.sweep_mut().is_some_and(|s| s.expects(tag)) {
-            io.cancel_timer(LockTimer::RequestTimeout(tag.encode()));
-        }
-        let judged = self.judge(tag.kind, &reply);
-        self.settle(state, tag, judged, io)
+        let tag = Tag::decode(tag)?;
+        let position = self.nodes.iter().position(|&n| n == node)?;
+        let armed = Self::armed(state);
+        self.keeping_timer(state, armed, io, |state, io| {
+            let judged = self.judge(tag.kind, &reply);
+            self.settle(state, tag, position, judged, io)
+        })
     }
 
     fn on_timer(
@@ -453,27 +587,14 @@ impl Engine for Redlock {
         timer: LockTimer,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        match timer {
-            LockTimer::RequestTimeout(tag) => {
-                let tag = Tag::decode(tag)?;
-                self.settle(state, tag, (Outcome::Error, false), io)
-            }
-            LockTimer::Retry => self.retry(state, io),
-            LockTimer::AcquireDeadline => {
-                if let Phase::Acquiring { expired, .. }
-                | Phase::Undoing { expired, .. }
-                | Phase::Waiting { expired } = &mut state.phase
-                {
-                    *expired = true;
-                }
-                None
-            }
-            LockTimer::Renew => {
-                self.on_renew_tick(state, io);
-                None
-            }
-            LockTimer::WaitTtl => None,
-        }
+        // The timer that fired is spent; every other timer still stands.
+        let armed = match timer {
+            LockTimer::SweepTimeout => None,
+            _ => Self::armed(state),
+        };
+        self.keeping_timer(state, armed, io, |state, io| {
+            self.on_own_timer(state, timer, io)
+        })
     }
 
     fn hash_state(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
@@ -483,20 +604,20 @@ impl Engine for Redlock {
             Phase::Idle => h.write_u8(0),
             Phase::Acquiring { sweep, expired } => {
                 (1u8, expired).hash(h);
-                sweep.hash_relative(elapsed(sweep), h);
+                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
             }
             Phase::Undoing { sweep, expired } => {
                 (2u8, expired).hash(h);
-                sweep.hash_relative(elapsed(sweep), h);
+                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
             }
             Phase::Waiting { expired } => (3u8, expired).hash(h),
             Phase::Holding { interval_ms, watch } => {
                 (4u8, interval_ms).hash(h);
-                watch.hash_relative(elapsed, h);
+                watch.hash_relative(elapsed, now.mono_ms, h);
             }
             Phase::Releasing { sweep } => {
                 h.write_u8(5);
-                sweep.hash_relative(elapsed(sweep), h);
+                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
             }
         }
     }

@@ -10,9 +10,18 @@
 //! [`MAX_CANDIDATES`] renamings, and the smallest fingerprint wins. Then two states of one
 //! class get the same fingerprint whenever the sort keys are invariant and the ties are
 //! few; beyond the cap, tied members keep id order (sound, merely incomplete).
+//!
+//! Messages still waiting for their delay (unrouted) are grouped by link in every candidate,
+//! send order kept within a link, as the world keeps messages in flight. A renaming reorders
+//! the destinations of one handler's sends (a Redlock client asks its nodes in position
+//! order), and grouping makes the renamed state the one the renamed sends give. It is sound
+//! because routing messages on different links commutes: each choice puts one message on
+//! its own link and changes nothing else, so the states reached once every message is routed
+//! are the same in any order, and the states in between only ever offer routing choices (no
+//! event, fault or `Advance` is enabled while a message is unrouted, and no time passes).
 
 use super::actor::{Actor, ProcessId};
-use super::network::{msg_hash, InFlight};
+use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
@@ -82,8 +91,9 @@ impl<A: Actor> World<A> {
     ) -> (Fingerprint, bool) {
         let (sorting, ties) = self.sorting_renaming(state, sym);
         let mut best: Option<(Fingerprint, bool)> = None;
+        let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
-            let candidate = if r.is_identity() {
+            let candidate = if r.is_identity() && grouped {
                 (fingerprint(state), false)
             } else {
                 let renamed = self.rename(state, r, sym);
@@ -124,7 +134,7 @@ impl<A: Actor> World<A> {
             })
             .collect();
         let in_flight = self.rename_in_flight(state, r);
-        let unrouted = state
+        let mut unrouted: Vec<_> = state
             .unrouted
             .iter()
             .map(|m| {
@@ -136,6 +146,8 @@ impl<A: Actor> World<A> {
                 m2
             })
             .collect();
+        // Grouped by link, send order within a link (see the module documentation).
+        unrouted.sort_by_key(|m| (m.from, m.to));
         let undecided_timers = state
             .undecided_timers
             .iter()
@@ -220,6 +232,14 @@ impl<A: Actor> World<A> {
                 .collect(),
         })
     }
+}
+
+/// Whether the unrouted messages are grouped by link in link order, as a representative's
+/// are.
+fn unrouted_grouped<M>(unrouted: &[Unrouted<M>]) -> bool {
+    unrouted
+        .windows(2)
+        .all(|w| (w[0].from, w[0].to) <= (w[1].from, w[1].to))
 }
 
 /// Calls `visit` with `sorting` followed by every reordering of each run of `ties` (the

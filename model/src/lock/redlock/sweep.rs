@@ -3,8 +3,15 @@
 //!
 //! Nodes of the *sequential prefix* are asked one after another (the next once the previous
 //! answered or timed out); the others are all asked at once when the sweep begins. A request
-//! is tagged with the sweep's kind and parity, the try number and the node's index, so that
-//! a late answer to an earlier sweep or try is recognised and ignored.
+//! is tagged with the sweep's kind and parity and the try number, so that a late answer to an
+//! earlier sweep or try is recognised and ignored; which node answered is the answer's
+//! sender. A slot waiting for an answer holds its own deadline on the engine's monotonic
+//! clock, and the engine keeps one timer at the earliest of them (see `Redlock::arm`), so
+//! that requests sent together time out together, in one event.
+//!
+//! Nothing in a sweep names a node by its process id, and nothing in a message or timer
+//! names it by its position: a renaming of interchangeable nodes permutes the slots and
+//! leaves every tag as it is (`Sweep::permute`, for symmetry reduction).
 
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
@@ -33,8 +40,9 @@ impl Kind {
 pub enum Slot {
     /// Not asked yet: a node of the sequential prefix waiting for its turn.
     Queued,
-    /// Asked, try number `n` (0-based; only renewals try again).
-    Sent(u8),
+    /// Asked, try number `try_no` (0-based; only renewals try again), without an answer
+    /// yet; the try fails once the engine's monotonic clock reaches `deadline_ms`.
+    Sent { try_no: u8, deadline_ms: i64 },
     /// It did what was asked (counts towards the quorum).
     Ok,
     /// It refused, failed or did not answer in time, for good.
@@ -58,33 +66,26 @@ pub struct Tag {
     pub kind: Kind,
     pub parity: bool,
     pub try_no: u8,
-    pub node: usize,
 }
 
-const NODE_BITS: u16 = 8;
 const TRY_BITS: u16 = 2;
 /// Tries per node are limited by the tag's try field.
 pub const MAX_TRIES: u8 = 1 << TRY_BITS;
 
 impl Tag {
     pub fn encode(self) -> u16 {
-        let mut tag = self.kind.bits();
-        tag = (tag << 1) | u16::from(self.parity);
-        tag = (tag << TRY_BITS) | u16::from(self.try_no);
-        (tag << NODE_BITS) | self.node as u16
+        let tag = (self.kind.bits() << 1) | u16::from(self.parity);
+        (tag << TRY_BITS) | u16::from(self.try_no)
     }
 
     pub fn decode(tag: u16) -> Option<Tag> {
-        let node = (tag & ((1 << NODE_BITS) - 1)) as usize;
-        let rest = tag >> NODE_BITS;
-        let try_no = (rest & ((1 << TRY_BITS) - 1)) as u8;
-        let parity = (rest >> TRY_BITS) & 1 == 1;
-        let kind = *Kind::ALL.get((rest >> (TRY_BITS + 1)) as usize)?;
+        let try_no = (tag & ((1 << TRY_BITS) - 1)) as u8;
+        let parity = (tag >> TRY_BITS) & 1 == 1;
+        let kind = *Kind::ALL.get((tag >> (TRY_BITS + 1)) as usize)?;
         Some(Tag {
             kind,
             parity,
             try_no,
-            node,
         })
     }
 }
@@ -113,32 +114,31 @@ impl Sweep {
         }
     }
 
-    /// The tag of try `try_no` to node `node` in this sweep.
-    pub fn tag(&self, node: usize, try_no: u8) -> Tag {
+    /// The tag of try `try_no` in this sweep.
+    pub fn tag(&self, try_no: u8) -> Tag {
         Tag {
             kind: self.kind,
             parity: self.parity,
             try_no,
-            node,
         }
     }
 
-    /// Whether `tag` is the request this sweep is waiting for.
-    pub fn expects(&self, tag: Tag) -> bool {
+    /// Whether `tag`, answered by the node in position `node`, is what this sweep waits for.
+    pub fn expects(&self, tag: Tag, node: usize) -> bool {
         tag.kind == self.kind
             && tag.parity == self.parity
-            && self.slots.get(tag.node) == Some(&Slot::Sent(tag.try_no))
+            && matches!(self.slots.get(node), Some(Slot::Sent { try_no, .. }) if *try_no == tag.try_no)
     }
 
-    /// Marks the nodes that may be asked now as sent and returns them: every queued node past
-    /// the sequential prefix, and the first queued node of the prefix if none of it is
-    /// waiting for an answer.
-    pub fn due_requests(&mut self, sequential: usize) -> Vec<usize> {
+    /// Marks the nodes that may be asked now as sent, with `deadline_ms`, and returns them:
+    /// every queued node past the sequential prefix, and the first queued node of the prefix
+    /// if none of it is waiting for an answer.
+    pub fn due_requests(&mut self, sequential: usize, deadline_ms: i64) -> Vec<usize> {
         let sequential = sequential.min(self.slots.len());
         let mut due = Vec::new();
         let prefix_busy = self.slots[..sequential]
             .iter()
-            .any(|s| matches!(s, Slot::Sent(_)));
+            .any(|s| matches!(s, Slot::Sent { .. }));
         if !prefix_busy {
             due.extend(
                 self.slots[..sequential]
@@ -148,25 +148,71 @@ impl Sweep {
         }
         due.extend((sequential..self.slots.len()).filter(|&i| self.slots[i] == Slot::Queued));
         for &i in &due {
-            self.slots[i] = Slot::Sent(0);
+            self.slots[i] = Slot::Sent {
+                try_no: 0,
+                deadline_ms,
+            };
         }
         due
     }
 
     /// Records how node `node`'s current try ended. Returns the next try to send to it, if
-    /// an error leaves tries (of `tries`) to spend.
-    pub fn settle(&mut self, node: usize, outcome: Outcome, tries: u8) -> Option<u8> {
-        let Slot::Sent(n) = self.slots[node] else {
+    /// an error leaves tries (of `tries`) to spend; that try's deadline is `deadline_ms`.
+    pub fn settle(
+        &mut self,
+        node: usize,
+        outcome: Outcome,
+        tries: u8,
+        deadline_ms: i64,
+    ) -> Option<u8> {
+        let Slot::Sent { try_no: n, .. } = self.slots[node] else {
             return None;
         };
         self.slots[node] = match outcome {
             Outcome::Ok => Slot::Ok,
-            Outcome::Error if n + 1 < tries => Slot::Sent(n + 1),
+            Outcome::Error if n + 1 < tries => Slot::Sent {
+                try_no: n + 1,
+                deadline_ms,
+            },
             Outcome::Error | Outcome::Refused => Slot::Failed,
         };
         match self.slots[node] {
-            Slot::Sent(next) => Some(next),
+            Slot::Sent { try_no, .. } => Some(try_no),
             _ => None,
+        }
+    }
+
+    /// The nodes whose try is past its deadline at `now_ms`, with the try.
+    pub fn overdue(&self, now_ms: i64) -> Vec<(usize, u8)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match *s {
+                Slot::Sent {
+                    try_no,
+                    deadline_ms,
+                } if deadline_ms <= now_ms => Some((i, try_no)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The earliest deadline of a try still waiting for its answer.
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.slots
+            .iter()
+            .filter_map(|s| match *s {
+                Slot::Sent { deadline_ms, .. } => Some(deadline_ms),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// The slots with the node in position `i` moved to position `to[i]`.
+    pub fn permute(&mut self, to: &[usize]) {
+        let old = self.slots.clone();
+        for (i, slot) in old.into_iter().enumerate() {
+            self.slots[to[i]] = slot;
         }
     }
 
@@ -186,21 +232,23 @@ impl Sweep {
             .all(|s| matches!(s, Slot::Ok | Slot::Failed))
     }
 
-    /// The requests still waiting for an answer (to cancel their timeouts).
-    pub fn outstanding(&self) -> Vec<Tag> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| match s {
-                Slot::Sent(n) => Some(self.tag(i, *n)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Hashes the sweep with its start as time elapsed (`elapsed_ms`, already clamped).
-    pub fn hash_relative(&self, elapsed_ms: i64, h: &mut FpHasher) {
-        (self.kind, self.parity, &self.slots, self.extended).hash(h);
+    /// Hashes the sweep with its start as time elapsed (`elapsed_ms`, already clamped) and
+    /// each deadline as the time left until it on the monotonic clock at `mono_now_ms` (a
+    /// deadline already passed as 0: every passed deadline is settled alike when the timer
+    /// fires).
+    pub fn hash_relative(&self, elapsed_ms: i64, mono_now_ms: i64, h: &mut FpHasher) {
+        (self.kind, self.parity, self.extended).hash(h);
+        for slot in &self.slots {
+            match *slot {
+                Slot::Sent {
+                    try_no,
+                    deadline_ms,
+                } => (1u8, try_no, (deadline_ms - mono_now_ms).max(0)).hash(h),
+                Slot::Queued => h.write_u8(0),
+                Slot::Ok => h.write_u8(2),
+                Slot::Failed => h.write_u8(3),
+            }
+        }
         if self.kind != Kind::Release {
             h.write_i64(elapsed_ms);
         }
@@ -216,15 +264,12 @@ mod tests {
         for kind in Kind::ALL {
             for parity in [false, true] {
                 for try_no in 0..MAX_TRIES {
-                    for node in [0, 1, 7, 255] {
-                        let tag = Tag {
-                            kind,
-                            parity,
-                            try_no,
-                            node,
-                        };
-                        assert_eq!(Tag::decode(tag.encode()), Some(tag));
-                    }
+                    let tag = Tag {
+                        kind,
+                        parity,
+                        try_no,
+                    };
+                    assert_eq!(Tag::decode(tag.encode()), Some(tag));
                 }
             }
         }
@@ -233,24 +278,44 @@ mod tests {
     #[test]
     fn a_sequential_prefix_is_asked_one_node_at_a_time_and_the_rest_at_once() {
         let mut s = Sweep::new(Kind::Acquire, false, 5, 0);
-        assert_eq!(s.due_requests(3), vec![0, 3, 4]);
-        assert_eq!(s.due_requests(3), Vec::<usize>::new());
-        s.settle(0, Outcome::Refused, 1);
-        assert_eq!(s.due_requests(3), vec![1]);
-        s.settle(1, Outcome::Ok, 1);
-        s.settle(3, Outcome::Ok, 1);
-        assert_eq!(s.due_requests(3), vec![2]);
+        assert_eq!(s.due_requests(3, 100), vec![0, 3, 4]);
+        assert_eq!(s.due_requests(3, 100), Vec::<usize>::new());
+        s.settle(0, Outcome::Refused, 1, 0);
+        assert_eq!(s.due_requests(3, 200), vec![1]);
+        s.settle(1, Outcome::Ok, 1, 0);
+        s.settle(3, Outcome::Ok, 1, 0);
+        assert_eq!(s.due_requests(3, 300), vec![2]);
         assert!(s.resolved(2) && !s.resolved(3));
+        assert_eq!(s.next_deadline(), Some(100));
+        assert_eq!(s.overdue(99), vec![]);
+        assert_eq!(s.overdue(100), vec![(4, 0)]);
+        assert_eq!(s.overdue(300), vec![(2, 0), (4, 0)]);
     }
 
     #[test]
     fn an_error_is_tried_again_until_the_tries_are_spent() {
         let mut s = Sweep::new(Kind::Renew, true, 1, 0);
-        s.due_requests(1);
-        assert_eq!(s.settle(0, Outcome::Error, 3), Some(1));
-        assert_eq!(s.settle(0, Outcome::Error, 3), Some(2));
-        assert_eq!(s.settle(0, Outcome::Error, 3), None);
+        s.due_requests(1, 10);
+        assert_eq!(s.settle(0, Outcome::Error, 3, 20), Some(1));
+        assert_eq!(s.next_deadline(), Some(20));
+        assert_eq!(s.settle(0, Outcome::Error, 3, 30), Some(2));
+        assert_eq!(s.settle(0, Outcome::Error, 3, 40), None);
         assert_eq!(s.slots[0], Slot::Failed);
+        assert_eq!(s.next_deadline(), None);
         assert!(s.finished());
+    }
+
+    #[test]
+    fn permuting_moves_each_slot_to_its_new_position() {
+        let mut s = Sweep::new(Kind::Acquire, false, 3, 0);
+        s.due_requests(0, 10);
+        s.settle(0, Outcome::Ok, 1, 0);
+        s.settle(1, Outcome::Refused, 1, 0);
+        s.permute(&[2, 0, 1]);
+        let sent = Slot::Sent {
+            try_no: 0,
+            deadline_ms: 10,
+        };
+        assert_eq!(s.slots, vec![Slot::Failed, sent, Slot::Ok]);
     }
 }

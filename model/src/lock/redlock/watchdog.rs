@@ -81,11 +81,16 @@ impl Watchdog {
 }
 
 impl Watch {
-    pub(super) fn hash_relative(&self, elapsed_ms: impl Fn(&Sweep) -> i64, h: &mut FpHasher) {
+    pub(super) fn hash_relative(
+        &self,
+        elapsed_ms: impl Fn(&Sweep) -> i64,
+        mono_now_ms: i64,
+        h: &mut FpHasher,
+    ) {
         match self {
             Watch::Renewing(sweep) => {
                 h.write_u8(2);
-                sweep.hash_relative(elapsed_ms(sweep), h);
+                sweep.hash_relative(elapsed_ms(sweep), mono_now_ms, h);
             }
             Watch::Off => h.write_u8(0),
             Watch::Sleeping => h.write_u8(1),
@@ -158,9 +163,6 @@ impl Redlock {
     /// Stops the watchdog (the business code is done with the lock).
     pub(super) fn stop_watch(&self, state: &mut RedlockState, io: &mut LockIo) {
         if let Phase::Holding { watch, .. } = &mut state.phase {
-            if let Watch::Renewing(sweep) = watch {
-                self.cancel_outstanding(sweep, io);
-            }
             *watch = Watch::Stopped;
         }
         io.cancel_timer(LockTimer::Renew);
