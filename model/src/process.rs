@@ -227,4 +227,16 @@ impl Actor for Process {
     fn hash_live_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
         dispatch!(self, state, |a, s| a.hash_live_state(s, now, h))
     }
+
+    fn hash_knowledge_of(
+        &self,
+        state: &ProcessState,
+        other: ProcessId,
+        now: LocalNow,
+        h: &mut FpHasher,
+    ) {
+        if let (Process::Client(client), ProcessState::Client(s)) = (self, state) {
+            client.hash_knowledge_of(s, other, now, h);
+        }
+    }
 }

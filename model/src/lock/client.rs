@@ -112,6 +112,24 @@ impl LockClient {
             .sum()
     }
 
+    /// What this client's state holds about process `other` (a Redlock sweep's slot for a
+    /// node), naming no process: see `Actor::hash_knowledge_of`.
+    pub fn hash_knowledge_of(
+        &self,
+        state: &ClientState,
+        other: ProcessId,
+        now: LocalNow,
+        h: &mut FpHasher,
+    ) {
+        if let Protocol::Redlock(redlock) = &self.protocol {
+            for e in &state.engines {
+                if let EngineState::Redlock(s) = e {
+                    redlock.hash_knowledge_of(s, other, now.mono_ms, h);
+                }
+            }
+        }
+    }
+
     /// A deadlock detector's cooperative abort: if the client is acquiring, it stops
     /// believing it holds this round's locks, releases them (the one being acquired too, in
     /// case the grant is on its way) in reverse order, and counts the round as given up.

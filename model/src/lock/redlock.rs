@@ -217,6 +217,25 @@ impl Redlock {
         }
     }
 
+    /// Feeds the slot of node `node` in the sweep under way (if `node` is one of this
+    /// protocol's and a sweep is under way) into `h`, its deadline relative to `mono_now_ms`:
+    /// what the engine's state holds about one node, which moves with the node when nodes
+    /// are renamed.
+    pub fn hash_knowledge_of(
+        &self,
+        state: &RedlockState,
+        node: ProcessId,
+        mono_now_ms: i64,
+        h: &mut FpHasher,
+    ) {
+        let Some(position) = self.nodes.iter().position(|&n| n == node) else {
+            return;
+        };
+        if let Some(sweep) = state.phase.sweep() {
+            sweep.hash_slot(position, mono_now_ms, h);
+        }
+    }
+
     /// How many of the first nodes are asked one after another.
     fn sequential(&self) -> usize {
         match self.dispatch {

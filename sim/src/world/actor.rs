@@ -230,6 +230,21 @@ pub trait Actor: Debug {
         None
     }
 
+    /// Feeds what `state` holds about process `other` into `hasher`, naming no process: a
+    /// Redlock client's slot for a node in its sweep. Symmetry reduction sorts the members of
+    /// a group by it when their own states are alike, so that the representative is found
+    /// without trying every order of them. It must be invariant under renaming: for every
+    /// automorphism `r` of the world, `state` renamed by `r` says of `r.of(other)` what
+    /// `state` says of `other`. The default says nothing (sound, only slower).
+    fn hash_knowledge_of(
+        &self,
+        _state: &Self::State,
+        _other: ProcessId,
+        _now: LocalNow,
+        _hasher: &mut FpHasher,
+    ) {
+    }
+
     /// `msg` (to this process) with every process id renamed by `r`, or `None` if unchanged.
     fn rename_msg(&self, _msg: &Self::Msg, _r: &Renaming) -> Option<Self::Msg> {
         None

@@ -26,7 +26,8 @@ use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Fingerprint, FpHasher};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The most renamings tried for one state (every order of up to five tied members).
@@ -54,6 +55,12 @@ impl<A: Actor> World<A> {
                 (key, p)
             }));
             keyed.sort_unstable();
+            if keyed.windows(2).any(|w| w[0].0 == w[1].0) {
+                for (key, p) in keyed.iter_mut() {
+                    *key = self.refined_key(state, *key, *p);
+                }
+                keyed.sort_unstable();
+            }
             for (&(_, old), &new) in keyed.iter().zip(group) {
                 to[old] = new;
             }
@@ -68,6 +75,46 @@ impl<A: Actor> World<A> {
             }
         }
         (Renaming { to }, ties)
+    }
+
+    /// Member `p`'s sort key `own` (its fingerprint part) refined by what the rest of the
+    /// state says of it, naming no process: every other process's knowledge of it
+    /// ([`Actor::hash_knowledge_of`]) and the messages to and from it, each part hashed on
+    /// its own and the parts summed, so that the key is invariant under every automorphism
+    /// (a renamed state says of `r.of(p)` what the state says of `p`). Members whose own
+    /// parts tie are then told apart without trying every order of them.
+    fn refined_key(&self, state: &StateOf<A>, own: u64, p: ProcessId) -> u64 {
+        let now = state.now_ms;
+        let part = |write: &dyn Fn(&mut FpHasher)| {
+            let mut h = FpHasher::new();
+            write(&mut h);
+            h.finish()
+        };
+        let mut sum = own;
+        for (q, proc) in state.procs.iter().enumerate() {
+            if let (true, Some(s)) = (q != p, proc.actor_state()) {
+                let local = self.local_now(state, q);
+                sum = sum.wrapping_add(part(&|h| self.actors[q].hash_knowledge_of(s, p, local, h)));
+            }
+        }
+        for m in &state.in_flight {
+            let side = match (m.from == p, m.to == p) {
+                (true, _) => 1u8,
+                (_, true) => 2u8,
+                _ => continue,
+            };
+            let due = m.due_ms.saturating_sub(now);
+            sum = sum.wrapping_add(part(&|h| (side, m.msg_hash, due).hash(h)));
+        }
+        for m in &state.unrouted {
+            let side = match (m.from == p, m.to == p) {
+                (true, _) => 3u8,
+                (_, true) => 4u8,
+                _ => continue,
+            };
+            sum = sum.wrapping_add(part(&|h| (side, msg_hash(&*m.msg)).hash(h)));
+        }
+        sum
     }
 
     /// The fingerprint of the representative of `state`'s class under `sym`, and whether
@@ -89,7 +136,8 @@ impl<A: Actor> World<A> {
         sym: &SymmetryGroups,
         fingerprint: impl Fn(&StateOf<A>) -> Fingerprint,
     ) -> (Fingerprint, bool) {
-        let (sorting, ties) = self.sorting_renaming(state, sym);
+        let (sorting, mut ties) = self.sorting_renaming(state, sym);
+        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, &fingerprint));
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
@@ -104,6 +152,29 @@ impl<A: Actor> World<A> {
             }
         });
         best.expect("at least the sorting renaming is tried")
+    }
+
+    /// Whether every order of the members that `sorting` sends to the places `tie` leaves
+    /// `state` as it is: each swap of two consecutive members does (the swaps of
+    /// consecutive members generate every order of them). Then every order of the tie gives
+    /// the same candidate, and one of them is enough.
+    fn fixed_by_every_order(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+        sorting: &Renaming,
+        tie: &[ProcessId],
+        fingerprint: &impl Fn(&StateOf<A>) -> Fingerprint,
+    ) -> bool {
+        let members: Vec<ProcessId> = (0..sorting.to.len())
+            .filter(|&old| tie.contains(&sorting.of(old)))
+            .collect();
+        let own = fingerprint(state);
+        let n = state.procs.len();
+        members.windows(2).all(|w| {
+            let swapped = self.rename(state, &Renaming::swap(n, w[0], w[1]), sym);
+            fingerprint(&swapped) == own
+        })
     }
 
     /// `state` with every process renamed by `r` (an automorphism of this world).

@@ -238,19 +238,24 @@ impl Sweep {
     /// fires).
     pub fn hash_relative(&self, elapsed_ms: i64, mono_now_ms: i64, h: &mut FpHasher) {
         (self.kind, self.parity, self.extended).hash(h);
-        for slot in &self.slots {
-            match *slot {
-                Slot::Sent {
-                    try_no,
-                    deadline_ms,
-                } => (1u8, try_no, (deadline_ms - mono_now_ms).max(0)).hash(h),
-                Slot::Queued => h.write_u8(0),
-                Slot::Ok => h.write_u8(2),
-                Slot::Failed => h.write_u8(3),
-            }
+        for i in 0..self.slots.len() {
+            self.hash_slot(i, mono_now_ms, h);
         }
         if self.kind != Kind::Release {
             h.write_i64(elapsed_ms);
+        }
+    }
+
+    /// Hashes the slot in position `i`, its deadline as the time left at `mono_now_ms`.
+    pub fn hash_slot(&self, i: usize, mono_now_ms: i64, h: &mut FpHasher) {
+        match self.slots[i] {
+            Slot::Sent {
+                try_no,
+                deadline_ms,
+            } => (1u8, try_no, (deadline_ms - mono_now_ms).max(0)).hash(h),
+            Slot::Queued => h.write_u8(0),
+            Slot::Ok => h.write_u8(2),
+            Slot::Failed => h.write_u8(3),
         }
     }
 }
