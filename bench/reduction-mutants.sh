@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Breaks partial-order and symmetry reduction and the value abstraction on purpose, one way at a time, and runs the
-# differential tests (tests/reduction_differential.rs, sim/tests/reduction_proviso.rs,
-# sim/tests/symmetry.rs, sim/tests/dead_values.rs) and the pinned
+# differential tests (tests/reduction_differential.rs, tests/node_symmetry.rs,
+# sim/tests/reduction_proviso.rs, sim/tests/symmetry.rs, sim/tests/dead_values.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
 # caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
@@ -24,6 +24,8 @@ mutations=(
   'symmetry: clocks not checked@@sim/src/world/symmetry.rs@@if self.clocks[a] != self.clocks[b] {@@if false && self.clocks[a] != self.clocks[b] {'
   'symmetry: ids inside states not renamed@@sim/src/world/canonical.rs@@Life::Up(s) => actor.rename_state(s, r).map(Life::Up),@@Life::Up(_) => None,'
   'symmetry: fault envelope not checked@@sim/src/world/symmetry.rs@@envelope_refusal(&self.faults, &r)@@Ok::<(), String>(())'
+  'symmetry: a Redlock sweep keeps its slots when its nodes are renamed@@model/src/lock/redlock/symmetry.rs@@sweep.permute(to);@@let _ = (sweep, to);'
+  'symmetry: Redlock nodes asked one after another trade places@@model/src/lock/redlock/symmetry.rs@@(i >= sequential && to >= sequential || to == i).then_some(to)@@Some(to).filter(|_| sequential < usize::MAX)'
   'dead values: a client declares them in every phase@@model/src/lock/client.rs@@state.phase == Phase::Done@@true'
   'dead values: the network left out of live fingerprints@@sim/src/world/live.rs@@state.hash_rest(&mut h);@@'
 )
@@ -60,7 +62,7 @@ PY
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
     cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values &&
-      cargo test --release --test reduction_differential --test scenario_verdicts
+      cargo test --release --test reduction_differential --test node_symmetry --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"
   else

@@ -56,6 +56,8 @@
 //! which is what lets interchangeable nodes be renamed (symmetry reduction).
 
 mod sweep;
+mod symmetry;
+mod timeouts;
 mod watchdog;
 
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
@@ -64,7 +66,7 @@ pub use watchdog::{RenewCount, Watch, Watchdog};
 use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
-use lockcheck_sim::world::{LocalNow, ProcessId, Renaming};
+use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
@@ -191,51 +193,6 @@ impl Redlock {
         self.ttl_ms as i64 - elapsed_ms - self.drift_ms()
     }
 
-    /// Where renaming processes by `r` sends each node position, when that is a symmetry
-    /// of this protocol: `r` maps the node set onto itself and moves none of the nodes asked
-    /// one after another (their order is the protocol's). Nodes asked at once are
-    /// interchangeable: nothing the engine does depends on their order, since their requests
-    /// go out in one step, their answers are told apart by sender and their tries time out
-    /// together (`SweepTimeout`). `None` when `r` is no symmetry of it.
-    pub fn renamed_positions(&self, r: &Renaming) -> Option<Vec<usize>> {
-        let sequential = self.sequential();
-        self.nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                let to = self.nodes.iter().position(|&m| m == r.of(n))?;
-                (i >= sequential && to >= sequential || to == i).then_some(to)
-            })
-            .collect()
-    }
-
-    /// `state` with the node in position `i` moved to position `to[i]`
-    /// ([`Redlock::renamed_positions`]).
-    pub fn permute_nodes(&self, state: &mut RedlockState, to: &[usize]) {
-        if let Some(sweep) = state.phase.sweep_mut() {
-            sweep.permute(to);
-        }
-    }
-
-    /// Feeds the slot of node `node` in the sweep under way (if `node` is one of this
-    /// protocol's and a sweep is under way) into `h`, its deadline relative to `mono_now_ms`:
-    /// what the engine's state holds about one node, which moves with the node when nodes
-    /// are renamed.
-    pub fn hash_knowledge_of(
-        &self,
-        state: &RedlockState,
-        node: ProcessId,
-        mono_now_ms: i64,
-        h: &mut FpHasher,
-    ) {
-        let Some(position) = self.nodes.iter().position(|&n| n == node) else {
-            return;
-        };
-        if let Some(sweep) = state.phase.sweep() {
-            sweep.hash_slot(position, mono_now_ms, h);
-        }
-    }
-
     /// How many of the first nodes are asked one after another.
     fn sequential(&self) -> usize {
         match self.dispatch {
@@ -286,14 +243,6 @@ impl Redlock {
         sweep
     }
 
-    /// The deadline of a try of a `kind` sweep sent now, on the monotonic clock (the one
-    /// timers run on).
-    fn deadline(&self, kind: Kind, io: &LockIo) -> i64 {
-        io.now()
-            .mono_ms
-            .saturating_add(self.timeout_ms(kind).min(i64::MAX as u64) as i64)
-    }
-
     fn send_due(&self, sweep: &mut Sweep, io: &mut LockIo) {
         let deadline = self.deadline(sweep.kind, io);
         for node in sweep.due_requests(self.sequential(), deadline) {
@@ -304,36 +253,6 @@ impl Redlock {
     fn send(&self, sweep: &Sweep, node: usize, try_no: u8, io: &mut LockIo) {
         let tag = sweep.tag(try_no).encode();
         io.request(self.nodes[node], tag, self.command(sweep.kind, io));
-    }
-
-    /// Runs `step` and then sets the `SweepTimeout` timer to the earliest deadline of the
-    /// sweep it leaves (or cancels it), unless that is where the timer already stood: the
-    /// one place the timer is kept, so every step leaves it right. `armed` is the deadline
-    /// the timer stands at before `step` (`None` when it just fired).
-    fn keeping_timer<R>(
-        &self,
-        state: &mut RedlockState,
-        armed: Option<i64>,
-        io: &mut LockIo,
-        step: impl FnOnce(&mut RedlockState, &mut LockIo) -> R,
-    ) -> R {
-        let result = step(state, io);
-        let next = state.phase.sweep().and_then(Sweep::next_deadline);
-        if next != armed {
-            match next {
-                Some(deadline) => {
-                    let left = deadline.saturating_sub(io.now().mono_ms).max(0) as u64;
-                    io.set_timer(LockTimer::SweepTimeout, left);
-                }
-                None => io.cancel_timer(LockTimer::SweepTimeout),
-            }
-        }
-        result
-    }
-
-    /// The deadline the `SweepTimeout` timer stands at in `state`.
-    fn armed(state: &RedlockState) -> Option<i64> {
-        state.phase.sweep().and_then(Sweep::next_deadline)
     }
 
     /// What an answer means for the quorum, and whether it really extended the lock.
@@ -386,17 +305,6 @@ impl Redlock {
         if let Some(next) = sweep.settle(node, outcome, self.tries(sweep.kind), deadline) {
             self.send(sweep, node, next, io);
         }
-    }
-
-    /// The `SweepTimeout` timer fired: every try past its deadline failed.
-    fn time_out(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
-        let now = io.now().mono_ms;
-        let sweep = state.phase.sweep_mut()?;
-        for (node, _) in sweep.overdue(now) {
-            self.settle_one(sweep, node, (Outcome::Error, false), io);
-        }
-        self.send_due(sweep, io);
-        self.progress(state, io)
     }
 
     /// Ends the current sweep if it is over.

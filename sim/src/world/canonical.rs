@@ -137,7 +137,10 @@ impl<A: Actor> World<A> {
         fingerprint: impl Fn(&StateOf<A>) -> Fingerprint,
     ) -> (Fingerprint, bool) {
         let (sorting, mut ties) = self.sorting_renaming(state, sym);
-        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, &fingerprint));
+        // Two tied members are tried both ways at the cost of the check; more are checked.
+        ties.retain(|tie| {
+            tie.len() < 3 || !self.fixed_by_every_order(state, sym, &sorting, tie, &fingerprint)
+        });
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
