@@ -83,16 +83,34 @@ fn the_reductions_say_why_symmetry_did_not_run_and_no_symmetry_switches_it_off()
     assert_eq!(off["reductions"]["symmetry"]["status"], "off");
     assert_eq!(off["reductions"]["partial_order"]["status"], "on");
     assert_eq!(asked["verdict"], off["verdict"]);
+    // Seed 000's Redlock asks its nodes one after another: their order matters.
     let dir = workdir("stats-symmetry-text");
     let out = lockcheck_within(
         &dir,
-        &["check", "redlock-split-vote", "--max-states", "1000"],
+        &[
+            "check",
+            "seed-000-redlock-majority-failure",
+            "--max-states",
+            "1000",
+        ],
         Duration::from_secs(120),
     );
     assert!(
         out.stdout.contains(
             "reductions: symmetry not applicable: the configuration of p1 tells redis-1 from redis-2 (it names them in an order that matters)"
         ),
+        "{}",
+        out.stdout
+    );
+    // The split vote asks every node at once: the three nodes are interchangeable.
+    let out = lockcheck_within(
+        &dir,
+        &["check", "redlock-split-vote", "--max-states", "1000"],
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.stdout
+            .contains("reductions: symmetry on: {redis-1, redis-2, redis-3}: "),
         "{}",
         out.stdout
     );
