@@ -9,14 +9,16 @@
 //! The searches judge the scenarios' own oracles, which all declare themselves symmetric
 //! (the other differential tests add a per-client witness, which turns symmetry off).
 
+mod common;
+
+use common::verdicts::{complete, verdicts};
+
 use lockcheck::check::Checked;
 use lockcheck::oracles::{RedisState, RedisWorld};
 use lockcheck::scenario::file::scenario_from_json;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck_sim::world::{Renaming, SymmetryRequest};
-use lockcheck_sim::{
-    explore, replay, BreadthFirst, Model, Outcome, Reductions, Status, Symmetry, Trace,
-};
+use lockcheck_sim::{explore, replay, BreadthFirst, Model, Reductions, Status, Symmetry, Trace};
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeSet, VecDeque};
@@ -39,22 +41,6 @@ fn symmetry_only() -> Reductions {
         symmetry: true,
         ..Reductions::none()
     }
-}
-
-fn complete(c: &Checked) -> bool {
-    matches!(
-        c.report.outcome,
-        Outcome::Complete | Outcome::Bounded { .. }
-    )
-}
-
-/// Each property's final status, as a word.
-fn verdicts(c: &Checked) -> Vec<(String, &'static str)> {
-    c.report
-        .properties
-        .iter()
-        .map(|p| (p.name.clone(), p.status.word()))
-        .collect()
 }
 
 /// The groups symmetry ran over, as the report describes them (`None` when it did not run).

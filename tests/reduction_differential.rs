@@ -8,6 +8,10 @@
 //! ends with its final status. A scenario whose full space exceeds the cap is compared only
 //! on what both searches settled, and the test requires most scenarios to be compared whole.
 
+mod common;
+
+use common::verdicts::{complete, verdicts};
+
 use lockcheck::check::Checked;
 use lockcheck::model::process::ProcessState;
 use lockcheck::oracles::{self, RedisWorld};
@@ -79,22 +83,6 @@ fn wins_first(world: &RedisWorld, p: ProcessId) -> Property<RedisWorld> {
             h.finish()
         },
     )
-}
-
-fn complete(c: &Checked) -> bool {
-    matches!(
-        c.report.outcome,
-        Outcome::Complete | Outcome::Bounded { .. }
-    )
-}
-
-/// Each property's final status, as a word.
-fn verdicts(c: &Checked) -> Vec<(String, &'static str)> {
-    c.report
-        .properties
-        .iter()
-        .map(|p| (p.name.clone(), p.status.word()))
-        .collect()
 }
 
 /// Compares a reduced and a full search of `scenario`; returns whether both were complete.
