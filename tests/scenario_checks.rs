@@ -339,3 +339,25 @@ fn an_attempt_limit_allows_at_least_one_attempt() {
         &["at most 65535"],
     );
 }
+
+#[test]
+fn a_redlock_node_listed_twice_is_refused() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/redlock-baseline-safe.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let from = r#"nodes = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"]"#;
+    assert!(text.contains(from));
+    let text = text.replacen(
+        from,
+        r#"nodes = ["redis-1", "redis-2", "redis-3", "redis-2", "redis-5"]"#,
+        1,
+    );
+    let e = refused(
+        &text,
+        "clients[0].protocol.nodes[3]",
+        &["`redis-2` is listed twice", "distinct nodes"],
+    );
+    assert!(e.line.is_some(), "{e}");
+}

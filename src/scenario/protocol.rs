@@ -330,6 +330,16 @@ impl Builder<'_> {
         if ids.is_empty() {
             return Err(error(self.at("nodes"), "Redlock needs at least one node"));
         }
+        // Redlock asks independent masters; an answer is told apart by its sender.
+        if let Some(i) = (1..ids.len()).find(|&i| ids[..i].contains(&ids[i])) {
+            return Err(error(
+                self.at(&format!("nodes[{i}]")),
+                format!(
+                    "`{}` is listed twice: Redlock needs distinct nodes",
+                    nodes[i]
+                ),
+            ));
+        }
         let mut r = Redlock::seed_000(ids);
         r.ttl_ms = self.positive(*ttl_ms, "ttl_ms")?;
         r.drift_ppm = *drift_ppm;
