@@ -1,15 +1,20 @@
 //! Canonical representatives of symmetry classes: each group's members sorted by their
-//! fingerprint part, ties tried every way, the state renamed and hashed.
+//! fingerprint part and what the state says of them, remaining ties tried every way, the
+//! state renamed and hashed.
 //!
 //! The soundness rule is in `symmetry.rs`: every candidate is the state renamed by a product
 //! of group permutations, all automorphisms of the world, so whichever candidate is chosen
 //! the reduction is sound. The choice: members sorted by their fingerprint part (which does
 //! not depend on their ids when their states hold none of the group's ids); members whose
 //! parts tie may differ in what the rest of the state says of their ids (a lease naming
-//! its holder, messages from them), so every order of the tied members is tried, up to
-//! [`MAX_CANDIDATES`] renamings, and the smallest fingerprint wins. Then two states of one
-//! class get the same fingerprint whenever the sort keys are invariant and the ties are
-//! few; beyond the cap, tied members keep id order (sound, merely incomplete).
+//! its holder, messages from them), so tied members are sorted again by that, as far as it
+//! can be said without naming a process (`World::refined_key`: other processes' knowledge of
+//! them, `Actor::hash_knowledge_of`, and the messages to and from them); a run of three or
+//! more still tied whose every swap of consecutive members leaves the state as it is gives
+//! one candidate; any other tied run is tried in every order, up to [`MAX_CANDIDATES`]
+//! renamings, and the smallest fingerprint wins. Then two states of one class get the same
+//! fingerprint whenever the sort keys are invariant and the ties are few; beyond the cap,
+//! tied members keep id order (sound, merely incomplete).
 //!
 //! Messages still waiting for their delay (unrouted) are grouped by link in every candidate,
 //! send order kept within a link, as the world keeps messages in flight. A renaming reorders
