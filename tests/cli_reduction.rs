@@ -6,6 +6,7 @@ mod common;
 
 use common::{lockcheck_within, workdir};
 use serde_json::Value;
+use std::path::Path;
 use std::time::Duration;
 
 fn check_json(name: &str, extra: &[&str]) -> Value {
@@ -60,17 +61,17 @@ fn the_reductions_line_says_why_partial_order_is_off() {
         "{}",
         out.stdout
     );
-    let out = lockcheck_within(
+    check_says(
         &dir,
         &["check", "single-node-holder-crash"],
-        Duration::from_secs(120),
+        "reductions: partial order not applicable: property liveness does not declare what it observes",
     );
-    assert!(
-        out.stdout
-            .contains("reductions: partial order not applicable: property liveness does not declare what it observes"),
-        "{}",
-        out.stdout
-    );
+}
+
+/// Runs `lockcheck args` in `dir` and requires `line` in what it prints.
+fn check_says(dir: &Path, args: &[&str], line: &str) {
+    let out = lockcheck_within(dir, args, Duration::from_secs(120));
+    assert!(out.stdout.contains(line), "{}", out.stdout);
 }
 
 #[test]
@@ -85,34 +86,16 @@ fn the_reductions_say_why_symmetry_did_not_run_and_no_symmetry_switches_it_off()
     assert_eq!(asked["verdict"], off["verdict"]);
     // Seed 000's Redlock asks its nodes one after another: their order matters.
     let dir = workdir("stats-symmetry-text");
-    let out = lockcheck_within(
+    check_says(
         &dir,
-        &[
-            "check",
-            "seed-000-redlock-majority-failure",
-            "--max-states",
-            "1000",
-        ],
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.stdout.contains(
-            "reductions: symmetry not applicable: the configuration of p1 tells redis-1 from redis-2 (it names them in an order that matters)"
-        ),
-        "{}",
-        out.stdout
+        &["check", "seed-000-redlock-majority-failure", "--max-states", "1000"],
+        "reductions: symmetry not applicable: the configuration of p1 tells redis-1 from redis-2 (it names them in an order that matters)",
     );
     // The split vote asks every node at once: the three nodes are interchangeable.
-    let out = lockcheck_within(
+    check_says(
         &dir,
         &["check", "redlock-split-vote", "--max-states", "1000"],
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.stdout
-            .contains("reductions: symmetry on: {redis-1, redis-2, redis-3}: "),
-        "{}",
-        out.stdout
+        "reductions: symmetry on: {redis-1, redis-2, redis-3}: ",
     );
 }
 

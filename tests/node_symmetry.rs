@@ -222,7 +222,7 @@ proptest! {
     }
 }
 
-/// Every state of `scenario` reachable within `max_states` (all of them, or `None` past the
+/// Every state of `world` reachable within `max_states` (all of them, or `None` past the
 /// cap), by a plain breadth-first enumeration of the model.
 fn reachable(world: &RedisWorld, max_states: usize) -> Option<Vec<RedisState>> {
     let mut seen = BTreeSet::new();
