@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Breaks partial-order and symmetry reduction and the value abstraction on purpose, one way at a time, and runs the
 # differential tests (tests/reduction_differential.rs, tests/node_symmetry.rs,
-# sim/tests/reduction_proviso.rs, sim/tests/symmetry.rs, sim/tests/dead_values.rs) and the pinned
+# sim/tests/reduction_proviso.rs, sim/tests/symmetry.rs, sim/tests/dead_values.rs,
+# sim/tests/fault_timing.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
 # caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
@@ -19,6 +20,7 @@ mutations=(
   'same-process events treated as independent@@sim/src/world/independence.rs@@== Some(p)));@@== Some(p)).take(1));'
   'ME-lock declares it sees no client action@@src/oracles.rs@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some())@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some() && false)'
   'digests not checked@@sim/src/explorer.rs@@if reduced && !self.invisible_here(@@if reduced && false && !self.invisible_here('
+  'an anchor opening a window at its own instant not checked@@sim/src/world/independence.rs@@if zero_delay_in || self.anchor_may_open_now(state, p) {@@if zero_delay_in {'
   'partitions not checked@@sim/src/world/independence.rs@@if cuts_a_message_to_p {@@if cuts_a_message_to_p && false {'
   'no cycle proviso@@sim/src/explorer/reduction.rs@@if !seen_any {@@if true {'
   'symmetry: clocks not checked@@sim/src/world/symmetry.rs@@if self.clocks[a] != self.clocks[b] {@@if false && self.clocks[a] != self.clocks[b] {'
@@ -61,7 +63,7 @@ PY
   if (export CARGO_TARGET_DIR=target/mutants CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
-    cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values &&
+    cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values --test fault_timing &&
       cargo test --release --test reduction_differential --test node_symmetry --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"

@@ -14,6 +14,7 @@
 
 use super::action::{ActionOf, WorldAction};
 use super::actor::{Actor, ProcessId};
+use super::fault_timing::FaultRule;
 use super::faults::FaultEnvelope;
 use super::state::{Life, StateOf};
 use super::symmetry::Renaming;
@@ -44,8 +45,9 @@ impl<A: Actor> World<A> {
         if state.faults_used.actor_faults >= self.faults.max_actor_faults {
             return;
         }
-        for rule in &self.faults.actor_faults {
-            if state.procs[rule.process].is_up() {
+        for (i, rule) in self.faults.actor_faults.iter().enumerate() {
+            let allowed = self.timing_allows(state, FaultRule::ActorFault(i), Some(rule.process));
+            if state.procs[rule.process].is_up() && allowed {
                 out.extend(rule.faults.iter().map(|fault| WorldAction::ActorFault {
                     process: rule.process,
                     fault: fault.clone(),
@@ -62,6 +64,7 @@ impl<A: Actor> World<A> {
         };
         self.processes[p].actor.on_fault(s, fault, now);
         state.faults_used.actor_faults += 1;
+        self.note_fault(state, p, Some(state.now_ms));
     }
 
     /// The values of `p`'s rules smaller than `fault`, for the shrinker.

@@ -26,6 +26,7 @@
 //! event, fault or `Advance` is enabled while a message is unrouted, and no time passes).
 
 use super::actor::{Actor, ProcessId};
+use super::fault_timing::FaultTimes;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
@@ -246,6 +247,12 @@ impl<A: Actor> World<A> {
             undecided_timers,
             partitions: state.partitions.clone(),
             faults_used: state.faults_used,
+            fault_times: FaultTimes {
+                anchored_at_ms: state.fault_times.anchored_at_ms.clone(),
+                per_process: (0..state.fault_times.per_process.len())
+                    .map(|new| state.fault_times.per_process[from[new]])
+                    .collect(),
+            },
         }
     }
 

@@ -35,6 +35,7 @@ impl<A: Actor> World<A> {
         let mut ctx = Context::new(p, self.local_now(state, p));
         let s = self.processes[p].actor.on_start(&mut ctx);
         state.procs[p].life = Life::Up(s);
+        self.note_anchors(state, p);
         ctx
     }
 
@@ -47,6 +48,7 @@ impl<A: Actor> World<A> {
         let mut ctx = Context::new(p, self.local_now(state, p));
         let s = self.processes[p].actor.on_restart(survived, &mut ctx);
         state.procs[p].life = Life::Up(s);
+        self.note_anchors(state, p);
         ctx
     }
 
@@ -80,6 +82,9 @@ impl<A: Actor> World<A> {
             panic!("internal bug: handler of a process that is down")
         };
         handler(&self.processes[p].actor, s, &mut ctx);
+        if !self.anchors.is_empty() {
+            self.note_anchors(state, p);
+        }
         ctx
     }
 }

@@ -11,6 +11,7 @@
 
 use super::actor::{CrashKind, NoFault, ProcessId};
 use super::actor_fault::ActorFaultRule;
+use super::fault_timing::{FaultRule, FaultTiming, FaultWindow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -104,6 +105,8 @@ pub struct FaultEnvelope<F = NoFault> {
     /// Faults of the actors' own, per process.
     pub actor_faults: Vec<ActorFaultRule<F>>,
     pub max_actor_faults: u32,
+    /// When the faults may happen (see `fault_timing.rs`); free by default.
+    pub timing: FaultTiming,
 }
 
 impl<F> Default for FaultEnvelope<F> {
@@ -120,12 +123,14 @@ impl<F> Default for FaultEnvelope<F> {
             max_losses: 0,
             actor_faults: Vec::new(),
             max_actor_faults: 0,
+            timing: FaultTiming::default(),
         }
     }
 }
 
-/// The actors' own faults are shown only when there are some, so that the text of an
-/// envelope without them (which a world's model hash is made of) is what it always was.
+/// The actors' own faults and the timing are shown only when there are some, so that the
+/// text of an envelope without them (which a world's model hash is made of) is what it
+/// always was.
 impl<F: fmt::Debug> fmt::Debug for FaultEnvelope<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FaultEnvelope");
@@ -141,6 +146,9 @@ impl<F: fmt::Debug> fmt::Debug for FaultEnvelope<F> {
         if !self.actor_faults.is_empty() || self.max_actor_faults != 0 {
             d.field("actor_faults", &self.actor_faults)
                 .field("max_actor_faults", &self.max_actor_faults);
+        }
+        if !self.timing.is_free() {
+            d.field("timing", &self.timing);
         }
         d.finish()
     }
@@ -195,6 +203,21 @@ impl<F> FaultEnvelope<F> {
 
     pub fn losses(mut self, max: u32) -> Self {
         self.max_losses = max;
+        self
+    }
+
+    /// Lets `rule`'s faults happen only within `window`.
+    pub fn window(mut self, rule: FaultRule, window: FaultWindow) -> Self {
+        self.timing.windows.retain(|(r, _)| *r != rule);
+        self.timing.windows.push((rule, window));
+        self
+    }
+
+    /// Requires `min_gap_ms` from the end of one fault of a process to the start of its
+    /// next, and at most `max_per_process` faults on any one process.
+    pub fn spaced(mut self, min_gap_ms: u64, max_per_process: Option<u32>) -> Self {
+        self.timing.min_gap_ms = min_gap_ms;
+        self.timing.max_per_process = max_per_process;
         self
     }
 }

@@ -23,8 +23,10 @@ impl<A: Actor> World<A> {
                 duration_ms,
             } => {
                 debug_assert!(state.procs[*process].is_running());
-                state.procs[*process].paused_until_ms = Some(later(state.now_ms, *duration_ms));
+                let until = later(state.now_ms, *duration_ms);
+                state.procs[*process].paused_until_ms = Some(until);
                 state.faults_used.pauses += 1;
+                self.note_fault(state, *process, Some(until));
             }
             WorldAction::Crash {
                 process,
@@ -32,13 +34,15 @@ impl<A: Actor> World<A> {
                 restart_after_ms,
             } => {
                 let p = *process;
+                let restart_at_ms = restart_after_ms.map(|d| later(state.now_ms, d));
+                self.note_fault(state, p, restart_at_ms);
                 let proc = &mut state.procs[p];
                 let Life::Up(s) = &proc.life else {
                     panic!("internal bug: crash of a process that is down")
                 };
                 proc.life = Life::Down {
                     survived: self.processes[p].actor.on_crash(s, *kind),
-                    restart_at_ms: restart_after_ms.map(|d| later(state.now_ms, d)),
+                    restart_at_ms,
                 };
                 proc.paused_until_ms = None;
                 proc.timers.clear();
@@ -60,6 +64,7 @@ impl<A: Actor> World<A> {
                 let steps = &mut state.procs[*process].clock_steps_ms;
                 *steps = add_step(*steps, *delta_ms);
                 state.faults_used.clock_steps += 1;
+                self.note_fault(state, *process, Some(state.now_ms));
             }
             WorldAction::ActorFault { process, fault } => {
                 self.apply_actor_fault(state, *process, fault)

@@ -57,6 +57,7 @@ impl<A: Actor> World<A> {
             h.write_u64(part);
         }
         state.hash_rest(&mut h);
+        self.hash_fault_timing(state, &mut h);
         h.finish()
     }
 }

@@ -19,6 +19,7 @@ mod actor_fault;
 mod canonical;
 mod clock;
 mod drive;
+mod fault_timing;
 mod faults;
 mod independence;
 mod inject;
@@ -36,6 +37,7 @@ pub use actor_fault::ActorFaultRule;
 pub use canonical::MAX_CANDIDATES;
 pub use clock::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
 pub use drive::EffectsOf;
+pub use fault_timing::{Anchor, FaultRule, FaultTimes, FaultTiming, FaultWindow, ProcessFaults};
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };
@@ -67,6 +69,8 @@ pub struct World<A: Actor> {
     pub network: Network,
     pub faults: FaultEnvelope<A::Fault>,
     pub properties: Vec<Property<World<A>>>,
+    /// Events of one process that fault windows count from (see `fault_timing.rs`).
+    pub anchors: Vec<Anchor<A::State>>,
     actors: Vec<A>,
     clocks: Vec<ClockSpec>,
     /// How the symmetry groups are chosen ([`World::with_symmetry`]).
@@ -86,6 +90,7 @@ impl<A: Actor + Clone> World<A> {
             network: Network::default(),
             faults: FaultEnvelope::none(),
             properties: Vec::new(),
+            anchors: Vec::new(),
             actors,
             clocks,
             symmetry_request: SymmetryRequest::default(),
@@ -110,6 +115,14 @@ impl<A: Actor> World<A> {
     pub fn with_property(mut self, property: Property<World<A>>) -> Self {
         self.properties
             .push(property.for_processes(self.processes.len()));
+        self.symmetry = OnceLock::new();
+        self
+    }
+
+    /// Adds an anchor that fault windows may count from
+    /// ([`FaultWindow::after_anchor`] names it by its position among the anchors).
+    pub fn with_anchor(mut self, anchor: Anchor<A::State>) -> Self {
+        self.anchors.push(anchor);
         self.symmetry = OnceLock::new();
         self
     }
@@ -142,6 +155,7 @@ impl<A: Actor> World<A> {
     pub fn fingerprint_from_scratch(&self, state: &StateOf<A>) -> Fingerprint {
         let mut h = FpHasher::new();
         state.hash_from_scratch(&self.actors, &self.clocks, &mut h);
+        self.hash_fault_timing(state, &mut h);
         h.finish()
     }
 
@@ -177,6 +191,7 @@ impl<A: Actor> Model for World<A> {
     fn fingerprint(&self, state: &Self::State) -> Fingerprint {
         let mut h = FpHasher::new();
         state.hash_relative(&self.actors, &self.clocks, &mut h);
+        self.hash_fault_timing(state, &mut h);
         h.finish()
     }
 
@@ -272,7 +287,10 @@ impl<A: Actor> Model for World<A> {
             "{:?}|{:?}|{:?}|{:?}",
             self.processes, self.network, self.faults, self.name
         );
-        let props: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
+        let mut props: Vec<&str> = self.properties.iter().map(|p| p.name.as_str()).collect();
+        // Anchors are named after the properties, only when there are some: a world without
+        // them keeps the hash it always had.
+        props.extend(self.anchors.iter().map(|a| a.name.as_str()));
         fingerprint_of(&(config, props))
     }
 

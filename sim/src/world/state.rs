@@ -7,6 +7,7 @@
 
 use super::actor::{Actor, LocalNow};
 use super::clock::ClockSpec;
+use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
 use super::network::{InFlight, Unrouted};
 use super::shared::Shared;
@@ -86,6 +87,9 @@ pub struct WorldState<S, M, T> {
     /// Active partitions: index into the envelope's partitions, and heal time.
     pub partitions: Vec<(usize, Option<u64>)>,
     pub faults_used: FaultsUsed,
+    /// When anchors held and each process's faults, for the envelope's timing (hashed by
+    /// the world, which knows the windows: see `fault_timing.rs`).
+    pub fault_times: FaultTimes,
 }
 
 /// The world state of actor type `A`.
@@ -114,6 +118,7 @@ impl<S, M, T> WorldState<S, M, T> {
             undecided_timers: Vec::new(),
             partitions: Vec::new(),
             faults_used: Default::default(),
+            fault_times: Default::default(),
         }
     }
 }

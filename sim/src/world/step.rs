@@ -14,6 +14,7 @@
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
 use super::clock::later;
+use super::fault_timing::FaultRule;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
@@ -24,6 +25,7 @@ type Action<A> = super::action::ActionOf<A>;
 impl<A: Actor> World<A> {
     pub(crate) fn initial_state(&self) -> StateOf<A> {
         let mut state = StateOf::<A>::not_started(self.processes.len());
+        state.fault_times = self.initial_fault_times();
         // Every process is up before any start-up message is routed.
         let mut contexts = Vec::with_capacity(self.processes.len());
         for p in 0..self.processes.len() {
@@ -126,9 +128,11 @@ impl<A: Actor> World<A> {
     pub fn enabled_faults(&self, state: &StateOf<A>, out: &mut Vec<Action<A>>) {
         let used = &state.faults_used;
         let f = &self.faults;
+        let allows = |rule: FaultRule, p: Option<ProcessId>| self.timing_allows(state, rule, p);
         if used.pauses < f.max_pauses {
-            for rule in &f.pauses {
-                if state.procs[rule.process].is_running() {
+            for (i, rule) in f.pauses.iter().enumerate() {
+                let p = rule.process;
+                if state.procs[p].is_running() && allows(FaultRule::Pause(i), Some(p)) {
                     out.extend(rule.durations_ms.iter().filter(|&&d| d > 0).map(|&d| {
                         WorldAction::Pause {
                             process: rule.process,
@@ -140,7 +144,8 @@ impl<A: Actor> World<A> {
         }
         if used.partitions < f.max_partitions {
             for (index, rule) in f.partitions.iter().enumerate() {
-                if state.partitions.iter().all(|(i, _)| *i != index) {
+                let active = state.partitions.iter().any(|(i, _)| *i == index);
+                if !active && allows(FaultRule::Partition(index), None) {
                     out.extend(
                         rule.durations_ms
                             .iter()
@@ -150,8 +155,9 @@ impl<A: Actor> World<A> {
             }
         }
         if used.crashes < f.max_crashes {
-            for rule in &f.crashes {
-                if state.procs[rule.process].is_up() {
+            for (i, rule) in f.crashes.iter().enumerate() {
+                let p = rule.process;
+                if state.procs[p].is_up() && allows(FaultRule::Crash(i), Some(p)) {
                     for &kind in &rule.kinds {
                         out.extend(rule.restart_after_ms.iter().map(|&restart_after_ms| {
                             WorldAction::Crash {
@@ -165,7 +171,10 @@ impl<A: Actor> World<A> {
             }
         }
         if used.clock_steps < f.max_clock_steps {
-            for rule in &f.clock_steps {
+            for (i, rule) in f.clock_steps.iter().enumerate() {
+                if !allows(FaultRule::ClockStep(i), Some(rule.process)) {
+                    continue;
+                }
                 out.extend(rule.deltas_ms.iter().filter(|&&d| d != 0).map(|&delta_ms| {
                     WorldAction::ClockStep {
                         process: rule.process,
@@ -218,6 +227,9 @@ impl<A: Actor> World<A> {
             if let Some(t) = heal {
                 consider(*t);
             }
+        }
+        if let Some(t) = self.next_timing_ms(state) {
+            consider(t);
         }
         due
     }

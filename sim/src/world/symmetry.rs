@@ -147,6 +147,7 @@ impl<A: Actor> World<A> {
         }
         envelope_refusal(&self.faults, &r)
             .and_then(|()| self.actor_fault_refusal(&r))
+            .and_then(|()| self.timing_refusal(&r))
             .map_err(|what| format!("the fault envelope tells {na} from {nb} ({what})"))?;
         Ok(())
     }
