@@ -324,6 +324,7 @@ pub fn fault_envelope(
                         .map(|(p, durations_ms)| PauseSpec {
                             process: name(p),
                             durations_ms,
+                            when: Default::default(),
                         })
                         .collect(),
                     max_pauses,
@@ -333,6 +334,7 @@ pub fn fault_envelope(
                             process: name(p),
                             power_loss,
                             restart_after_ms: vec![restart],
+                            when: Default::default(),
                         })
                         .collect(),
                     max_crashes,
@@ -341,6 +343,7 @@ pub fn fault_envelope(
                         .map(|(p, deltas_ms)| ClockStepSpec {
                             process: name(p),
                             deltas_ms,
+                            when: Default::default(),
                         })
                         .collect(),
                     max_clock_steps: max_steps,

@@ -45,6 +45,7 @@ fn single_node_pause(
         pauses: vec![PauseSpec {
             process: "service-a".into(),
             durations_ms: vec![pause_ms],
+            when: Default::default(),
         }],
         max_pauses: 1,
         ..FaultsSpec::default()
@@ -115,6 +116,7 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         pauses: vec![PauseSpec {
             process: "client-1".into(),
             durations_ms: vec![pause_ms],
+            when: Default::default(),
         }],
         max_pauses: 1,
         ..FaultsSpec::default()
@@ -280,6 +282,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         clock_steps: vec![ClockStepSpec {
             process: "holder".into(),
             deltas_ms: vec![-step_ms],
+            when: Default::default(),
         }],
         max_clock_steps: 1,
         ..FaultsSpec::default()

@@ -139,10 +139,15 @@ fn a_liveness_bound_shorter_than_the_ttl_is_violated_after_a_crash_or_a_partitio
     }
 }
 
-/// The scenario files of the Redlock baseline are the built-ins, field for field.
+/// The scenario files named after built-ins (the Redlock baseline, seed 003's dense GC
+/// period) are the built-ins, field for field.
 #[test]
-fn the_redlock_baseline_files_are_the_built_ins() {
-    for name in ["redlock-baseline-safe", "redlock-pause-and-clock-step"] {
+fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
+    for name in [
+        "redlock-baseline-safe",
+        "redlock-pause-and-clock-step",
+        "seed-003-dense-gc",
+    ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)
             .unwrap_or_else(|e| panic!("{path}: {}", e.message));

@@ -4,6 +4,7 @@
 //! service, the clients, then shared deadlock detectors. Any reference to a missing name, a duplicate name or an
 //! impossible value is a [`ScenarioError`] naming the field, never a panic.
 
+use super::fault_when::{Anchors, FaultWhen};
 use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, PersistenceDe, Scenario};
 use crate::oracles::RedisWorld;
 use crate::text::clip;
@@ -14,7 +15,8 @@ use lockcheck_model::process::Process;
 use lockcheck_model::resource::{Account, TokenService};
 use lockcheck_model::sentinel::Sentinel;
 use lockcheck_sim::world::{
-    CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId, ProcessSpec, World,
+    CrashKind, FaultEnvelope, FaultRule, LinkSpec, Network, PartitionFault, ProcessId, ProcessSpec,
+    World,
 };
 use std::fmt;
 
@@ -97,9 +99,15 @@ impl Scenario {
             processes.push(spec(&c.name, process, c.clock, i, "clients")?);
         }
         processes.extend(self.detector_processes(&names)?);
+        let clients: Vec<&str> = self.clients.iter().map(|c| c.name.as_str()).collect();
+        let (envelope, anchors) = self.faults.envelope(&names, &self.nodes, &clients)?;
         let world = World::new(self.name.clone(), processes)
             .with_network(self.network(&names)?)
-            .with_faults(self.faults.envelope(&names, &self.nodes)?);
+            .with_faults(envelope);
+        let world = anchors
+            .list
+            .into_iter()
+            .fold(world, |w, (_, a)| w.with_anchor(a));
         Ok(self
             .oracles
             .iter()
@@ -278,7 +286,56 @@ fn plain(name: &str, actor: Process) -> ProcessSpec<Process> {
 }
 
 impl FaultsSpec {
+    /// The kernel's envelope, and the anchors its windows count from.
     fn envelope(
+        &self,
+        names: &Names,
+        nodes: &[NodeSpec],
+        clients: &[&str],
+    ) -> Result<(FaultEnvelope<RedisFault>, Anchors), ScenarioError> {
+        let mut f = self.rules(names, nodes)?;
+        let mut anchors = Anchors::default();
+        let whens = (listed(
+            FaultRule::Pause,
+            "pauses",
+            self.pauses.iter().map(|p| &p.when),
+        ))
+        .chain(listed(
+            FaultRule::Partition,
+            "partitions",
+            self.partitions.iter().map(|p| &p.when),
+        ))
+        .chain(listed(
+            FaultRule::Crash,
+            "crashes",
+            self.crashes.iter().map(|c| &c.when),
+        ))
+        .chain(listed(
+            FaultRule::ClockStep,
+            "clock_steps",
+            self.clock_steps.iter().map(|c| &c.when),
+        ))
+        .chain(listed(
+            FaultRule::ActorFault,
+            "disk_stalls",
+            self.disk_stalls.iter().map(|d| &d.when),
+        ));
+        for (rule, field, when) in whens {
+            if let Some(window) = anchors.window(when, &field, names, clients)? {
+                f = f.window(rule, window);
+            }
+        }
+        if self.max_per_process == Some(0) {
+            return Err(error(
+                "faults.max_per_process",
+                "a cap of 0 allows no fault at all: set the budgets (`max_pauses` and the others) to 0 instead",
+            ));
+        }
+        Ok((f.spaced(self.min_gap_ms, self.max_per_process), anchors))
+    }
+
+    /// The envelope's rules and budgets.
+    fn rules(
         &self,
         names: &Names,
         nodes: &[NodeSpec],
@@ -343,6 +400,17 @@ impl FaultsSpec {
         f.max_actor_faults = self.max_disk_stalls;
         Ok(f)
     }
+}
+
+/// Each fault rule of one list with its `when` and the field it is read from.
+fn listed<'a>(
+    rule: fn(usize) -> FaultRule,
+    list: &'static str,
+    whens: impl Iterator<Item = &'a FaultWhen>,
+) -> impl Iterator<Item = (FaultRule, String, &'a FaultWhen)> {
+    whens
+        .enumerate()
+        .map(move |(i, when)| (rule(i), format!("faults.{list}[{i}].when"), when))
 }
 
 impl ExploreSpec {

@@ -5,6 +5,9 @@ pub use super::builtin_disk::*;
 pub use super::builtin_redisson::*;
 pub use super::builtin_redlock::*;
 pub use super::builtin_redlock_baseline::*;
+pub use super::builtin_schedules::{
+    seed_003_dense_gc, seed_003_dense_gc_back_to_back, seed_003_dense_gc_spaced,
+};
 use super::*;
 
 /// Every built-in scenario.
@@ -50,6 +53,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_workloads::all())
     .chain(super::builtin_progress::all())
     .chain(super::builtin_retries::all())
+    .chain(super::builtin_schedules::all())
     .collect()
 }
 
@@ -152,6 +156,7 @@ pub(crate) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec
         pauses: vec![PauseSpec {
             process: process.into(),
             durations_ms: durations_ms.to_vec(),
+            when: Default::default(),
         }],
         max_pauses: max,
         ..FaultsSpec::default()
@@ -261,6 +266,7 @@ pub fn single_node_holder_crash() -> Scenario {
                 process: "client-1".into(),
                 power_loss: false,
                 restart_after_ms: vec![None],
+                when: Default::default(),
             }],
             max_crashes: 1,
             ..FaultsSpec::default()
@@ -287,6 +293,7 @@ pub fn single_node_holder_partitioned() -> Scenario {
             side_b: vec!["redis".into()],
             one_way: false,
             durations_ms: vec![None],
+            when: Default::default(),
         }],
         max_partitions: 1,
         ..FaultsSpec::default()
@@ -378,6 +385,7 @@ fn crashing_node(restart_after_ms: u64) -> FaultsSpec {
             process: "redis".into(),
             power_loss: false,
             restart_after_ms: vec![Some(restart_after_ms)],
+            when: Default::default(),
         }],
         max_crashes: 1,
         ..FaultsSpec::default()
@@ -452,6 +460,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
                 side_b: vec!["redis-2".into(), "sentinel".into(), "client-2".into()],
                 one_way: false,
                 durations_ms: vec![None],
+                when: Default::default(),
             }],
             max_partitions: 1,
             ..FaultsSpec::default()

@@ -330,6 +330,7 @@ pub fn lost_wait_edge() -> Scenario {
         pauses: vec![PauseSpec {
             process: "P1".into(),
             durations_ms: vec![1_500],
+            when: Default::default(),
         }],
         max_pauses: 1,
         ..FaultsSpec::default()

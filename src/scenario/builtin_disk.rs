@@ -45,6 +45,7 @@ fn power_loss() -> FaultsSpec {
             process: "redis".into(),
             power_loss: true,
             restart_after_ms: vec![Some(200)],
+            when: Default::default(),
         }],
         max_crashes: 1,
         ..FaultsSpec::default()
@@ -58,6 +59,7 @@ pub fn aof_stall_power_loss() -> Scenario {
     faults.disk_stalls = vec![DiskStallSpec {
         node: "redis".into(),
         durations_ms: vec![10_000],
+        when: Default::default(),
     }];
     faults.max_disk_stalls = 1;
     Scenario {

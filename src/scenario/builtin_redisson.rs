@@ -33,10 +33,12 @@ pub fn seed_003_incident() -> Scenario {
                 PauseSpec {
                     process: "redis".into(),
                     durations_ms: vec![200],
+                    when: Default::default(),
                 },
                 PauseSpec {
                     process: "instance-a".into(),
                     durations_ms: vec![2_900],
+                    when: Default::default(),
                 },
             ],
             max_pauses: 2,

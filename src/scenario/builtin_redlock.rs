@@ -74,6 +74,7 @@ pub fn seed_000_redlock_partition() -> Scenario {
             side_b: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
             one_way: false,
             durations_ms: vec![None],
+            when: Default::default(),
         }],
         max_partitions: 1,
         ..FaultsSpec::default()
@@ -99,6 +100,7 @@ pub fn seed_000_redlock_majority_failure() -> Scenario {
             process: n.to_string(),
             power_loss: false,
             restart_after_ms: vec![Some(1_000)],
+            when: Default::default(),
         })
         .collect();
     let faults = FaultsSpec {
@@ -122,11 +124,13 @@ fn bare_quorum_and_clock_jump(faults: &mut FaultsSpec) {
         side_b: vec!["redis-4".into(), "redis-5".into()],
         one_way: false,
         durations_ms: vec![Some(5_000)],
+        when: Default::default(),
     }];
     faults.max_partitions = 1;
     faults.clock_steps = vec![ClockStepSpec {
         process: "redis-3".into(),
         deltas_ms: vec![30_000],
+        when: Default::default(),
     }];
     faults.max_clock_steps = 1;
 }

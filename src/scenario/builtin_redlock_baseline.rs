@@ -88,11 +88,13 @@ pub fn redlock_pause_and_clock_step() -> Scenario {
         pauses: vec![PauseSpec {
             process: "p1".into(),
             durations_ms: vec![15_000],
+            when: Default::default(),
         }],
         max_pauses: 1,
         clock_steps: vec![ClockStepSpec {
             process: "redis-1".into(),
             deltas_ms: vec![10_000],
+            when: Default::default(),
         }],
         max_clock_steps: 1,
         ..FaultsSpec::default()

@@ -14,16 +14,19 @@ pub mod builtin_redisson;
 pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
 pub mod builtin_retries;
+pub mod builtin_schedules;
 pub mod builtin_workloads;
 pub mod checks;
 pub mod detection;
 pub mod duration;
+pub mod fault_when;
 pub mod file;
 mod oracle;
 mod protocol;
 pub mod set_path;
 pub mod suggest;
 
+pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
 pub use protocol::{ProtocolSpec, WatchdogSpec};
 
@@ -256,6 +259,22 @@ pub struct FaultsSpec {
     pub disk_stalls: Vec<DiskStallSpec>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_disk_stalls: u32,
+    /// Time from the end of one fault of a process (a pause's resume, a crash's restart)
+    /// to the start of its next; 0: none.
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero_ms",
+        deserialize_with = "duration::ms"
+    )]
+    pub min_gap_ms: u64,
+    /// At most this many faults on any one process (pauses, crashes, clock steps, disk
+    /// stalls); none: only the budgets above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_process: Option<u32>,
+}
+
+fn is_zero_ms(ms: &u64) -> bool {
+    *ms == 0
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -270,6 +289,9 @@ pub struct DiskStallSpec {
     pub node: String,
     #[serde(deserialize_with = "duration::vec_ms")]
     pub durations_ms: Vec<u64>,
+    /// When it may happen (see [`FaultWhen`]): any time unless given.
+    #[serde(default, skip_serializing_if = "FaultWhen::is_any_time")]
+    pub when: FaultWhen,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,6 +300,9 @@ pub struct PauseSpec {
     pub process: String,
     #[serde(deserialize_with = "duration::vec_ms")]
     pub durations_ms: Vec<u64>,
+    /// When it may happen (see [`FaultWhen`]): any time unless given.
+    #[serde(default, skip_serializing_if = "FaultWhen::is_any_time")]
+    pub when: FaultWhen,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -292,6 +317,9 @@ pub struct PartitionSpec {
     /// How long it lasts; `null` (none): it never heals.
     #[serde(deserialize_with = "duration::vec_opt_ms")]
     pub durations_ms: Vec<Option<u64>>,
+    /// When it may happen (see [`FaultWhen`]): any time unless given.
+    #[serde(default, skip_serializing_if = "FaultWhen::is_any_time")]
+    pub when: FaultWhen,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -304,6 +332,9 @@ pub struct CrashSpec {
     /// Restart after this long; `null`: stays down.
     #[serde(deserialize_with = "duration::vec_opt_ms")]
     pub restart_after_ms: Vec<Option<u64>>,
+    /// When it may happen (see [`FaultWhen`]): any time unless given.
+    #[serde(default, skip_serializing_if = "FaultWhen::is_any_time")]
+    pub when: FaultWhen,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,6 +343,9 @@ pub struct ClockStepSpec {
     pub process: String,
     #[serde(deserialize_with = "duration::vec_signed_ms")]
     pub deltas_ms: Vec<i64>,
+    /// When it may happen (see [`FaultWhen`]): any time unless given.
+    #[serde(default, skip_serializing_if = "FaultWhen::is_any_time")]
+    pub when: FaultWhen,
 }
 
 /// How to explore.

@@ -14,6 +14,7 @@
 //!   detector, wait-edge keys, and a shared detector process.
 
 pub mod client;
+pub mod client_event;
 pub mod detector;
 pub mod engine;
 pub mod protocol;
@@ -23,5 +24,6 @@ pub mod service;
 pub mod single;
 
 pub use client::{ClientState, Fencing, Held, LockClient, Phase, Workload};
+pub use client_event::ClientEvent;
 pub use engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 pub use protocol::{EngineState, Protocol};
