@@ -289,6 +289,53 @@ pub fn single_node_scenario() -> impl Strategy<Value = (LockParams, Scenario)> {
     })
 }
 
+/// A [`fault_envelope`] with timing: each rule may get a window (an instant, a window from
+/// the start, or one counted from a client's first grant), and the envelope a quiet gap
+/// and a cap per process; `clients` are the names windows may count from.
+pub fn fault_schedule(
+    processes: Vec<String>,
+    clients: Vec<String>,
+    max_pause_ms: u64,
+) -> impl Strategy<Value = FaultsSpec> {
+    let when = fault_when(clients);
+    let whens = prop::collection::vec(when, 3);
+    let gap = prop_oneof![Just(0u64), Just(500), Just(2_000)];
+    let cap = prop_oneof![Just(None), Just(Some(1u32)), Just(Some(2))];
+    (fault_envelope(processes, max_pause_ms), whens, gap, cap).prop_map(
+        |(mut faults, whens, min_gap_ms, max_per_process)| {
+            let rules = (faults.pauses.iter_mut().map(|p| &mut p.when))
+                .chain(faults.crashes.iter_mut().map(|c| &mut c.when))
+                .chain(faults.clock_steps.iter_mut().map(|c| &mut c.when));
+            for (slot, when) in rules.zip(whens) {
+                *slot = when;
+            }
+            faults.min_gap_ms = min_gap_ms;
+            faults.max_per_process = max_per_process;
+            faults
+        },
+    )
+}
+
+/// Any time, an instant or a window of up to 3 s within the first 4 s, counted from the
+/// start or from one of `clients` acquiring.
+fn fault_when(clients: Vec<String>) -> impl Strategy<Value = FaultWhen> {
+    let n = clients.len().max(1);
+    let after = prop::option::of(0..n)
+        .prop_map(move |c| c.and_then(|c| clients.get(c).map(|n| format!("{n} acquires"))));
+    let from = duration_ms(0..=4_000, 250);
+    let length = prop::option::of(duration_ms(0..=3_000, 250));
+    let pinned = any::<bool>();
+    prop_oneof![
+        Just(FaultWhen::default()),
+        (after, from, length, pinned).prop_map(|(after, from, length, pinned)| FaultWhen {
+            at_ms: pinned.then_some(from),
+            from_ms: (!pinned).then_some(from),
+            to_ms: length.filter(|_| !pinned).map(|l| from + l),
+            after,
+        }),
+    ]
+}
+
 /// A fault envelope over `processes`: pauses of up to `max_pause_ms` (one or two lengths
 /// each), crashes that restart after up to 30 s or never, wall-clock steps of up to ±30 s,
 /// each with a budget of 0 to 2.

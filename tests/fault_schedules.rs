@@ -199,3 +199,32 @@ fn a_window_counted_from_an_event_names_that_event_in_the_model_hash() {
     use lockcheck_sim::Model;
     assert_ne!(a.model_hash(), b.model_hash());
 }
+
+/// `--set` reaches a fault's `when` although the written form leaves it out: "B tries at
+/// least 10 s after the partition" on Redlock as documented is the partition pinned to the
+/// start and B starting 10 s later; a typo is still refused.
+#[test]
+fn set_pins_a_fault_that_the_written_form_leaves_free() {
+    use lockcheck::cli::set::{apply_sets, parse_set};
+    let sets: Vec<_> = [
+        "faults.partitions[0].when.at_ms=0s",
+        "clients[1].workload.start_after_ms=10s",
+    ]
+    .iter()
+    .map(|s| parse_set(s).unwrap())
+    .collect();
+    let s = apply_sets(builtin::kleppmann_clock_jump(), &sets).unwrap();
+    assert_eq!(s.faults.partitions[0].when.at_ms, Some(0));
+    let checked = check(&s, Mode::Exhaustive).unwrap();
+    let (oracle, path) = checked.violations()[0];
+    assert_eq!(oracle, "me-lock");
+    let partition_at: Vec<u64> = (path.steps.iter().zip(&path.states))
+        .filter(|(step, _)| matches!(step.action, WorldAction::Partition { .. }))
+        .map(|(_, before)| before.now_ms)
+        .collect();
+    assert_eq!(partition_at, [0]);
+
+    let typo = parse_set("faults.partitions[0].whne.at_ms=0s").unwrap();
+    let e = apply_sets(builtin::kleppmann_clock_jump(), &[typo]).unwrap_err();
+    assert!(e.message.contains("has no such field"), "{}", e.message);
+}

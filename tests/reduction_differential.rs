@@ -17,7 +17,7 @@ use lockcheck::model::process::ProcessState;
 use lockcheck::oracles::{self, RedisWorld};
 use lockcheck::scenario::file::scenario_from_json;
 use lockcheck::scenario::{builtin, Scenario};
-use lockcheck::testing::fault_envelope;
+use lockcheck::testing::fault_schedule;
 use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::{
     explore, replay, BreadthFirst, DeadValues, DepthFirst, FpHasher, Outcome, Property, Reductions,
@@ -259,13 +259,15 @@ fn small_scenario() -> impl Strategy<Value = Scenario> {
                 let scenario = small_world(
                     protocol, two_delays, ttl_ms, &work_ms, retry_ms, ppm, start_b,
                 );
+                let clients: Vec<String> =
+                    scenario.clients.iter().map(|c| c.name.clone()).collect();
                 let processes: Vec<String> = scenario
                     .nodes
                     .iter()
                     .map(|n| n.name.clone())
-                    .chain(scenario.clients.iter().map(|c| c.name.clone()))
+                    .chain(clients.iter().cloned())
                     .collect();
-                (Just(scenario), fault_envelope(processes, 2_000))
+                (Just(scenario), fault_schedule(processes, clients, 2_000))
             },
         )
         .prop_map(|(mut scenario, faults)| {

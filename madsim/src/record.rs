@@ -81,7 +81,7 @@ impl<A: Actor> Record<A> {
         let checker = Checker::new(world.properties());
         let props = checker.props.len();
         Record {
-            state: StateOf::<A>::not_started(n),
+            state: world.not_started(),
             obligations: checker.initial_obligations(0),
             checker,
             decided: vec![false; props],

@@ -200,7 +200,7 @@ fn symmetry_keeps_apart_processes_whose_own_faults_differ() {
 #[test]
 fn a_driver_runs_handlers_through_the_kernel() {
     let w = world(0);
-    let mut record = StateOf::<Counter>::not_started(2);
+    let mut record = w.not_started();
     for p in 0..2 {
         let (sends, timers) = w.start_process(&mut record, p).into_effects();
         assert!(sends.is_empty());
@@ -226,7 +226,7 @@ fn a_driver_runs_handlers_through_the_kernel() {
 #[should_panic(expected = "time moved back")]
 fn a_driver_cannot_move_time_back() {
     let w = world(0);
-    let mut record = StateOf::<Counter>::not_started(2);
+    let mut record = w.not_started();
     w.move_time_to(&mut record, 10);
     w.move_time_to(&mut record, 9);
 }

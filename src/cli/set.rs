@@ -5,7 +5,7 @@
 //! text (`10s`). The changed scenario must still build.
 
 use super::vary;
-use crate::scenario::set_path::{parse_value, set_all};
+use crate::scenario::set_path::{parse_value, set_all, set_all_creating};
 use crate::scenario::{duration, Scenario};
 use crate::InputError;
 
@@ -53,7 +53,17 @@ fn apply_one(scenario: &Scenario, set: &Set) -> Result<Scenario, InputError> {
     }
     let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
     let segments: Vec<&str> = set.path.split('.').collect();
-    if set_all(&mut value, &segments, &parse_value(&set.value)) == 0 {
+    let new = parse_value(&set.value);
+    let mut set_any = set_all(&mut value, &segments, &new) > 0;
+    if !set_any {
+        // An optional field the written form leaves out (a fault's `when`), if it is one.
+        let mut created = value.clone();
+        let creates = set_all_creating(&mut created, &segments, &new) > 0;
+        if creates && serde_json::from_value::<Scenario>(created.clone()).is_ok() {
+            (value, set_any) = (created, true);
+        }
+    }
+    if !set_any {
         return Err(field(format!(
             "scenario `{}` has no such field (paths as errors name them, e.g. clients[*].protocol.retry_ms; `lockcheck show NAME --toml` prints every field)",
             scenario.name

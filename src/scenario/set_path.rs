@@ -8,6 +8,17 @@ use serde_json::Value;
 /// Sets every field matched by `path` (split into segments) below `value` to `new`;
 /// returns how many were set.
 pub fn set_all(value: &mut Value, path: &[&str], new: &Value) -> usize {
+    set_matching(value, path, new, false)
+}
+
+/// [`set_all`], creating the fields of `path` that `value` leaves out (optional fields are
+/// not written when they hold their default, such as a fault's `when`). Whether the created
+/// field exists is for the scenario's deserialisation to say.
+pub fn set_all_creating(value: &mut Value, path: &[&str], new: &Value) -> usize {
+    set_matching(value, path, new, true)
+}
+
+fn set_matching(value: &mut Value, path: &[&str], new: &Value, create: bool) -> usize {
     let Some((first, rest)) = path.split_first() else {
         return match value {
             Value::Array(items) if !new.is_array() => {
@@ -25,6 +36,18 @@ pub fn set_all(value: &mut Value, path: &[&str], new: &Value) -> usize {
         Some(i) => (&first[..i], &first[i..]),
         None => (*first, ""),
     };
+    if create && indices.is_empty() {
+        if let Some(object) = value.as_object_mut() {
+            if !object.contains_key(key) {
+                let empty = if rest.is_empty() {
+                    new.clone()
+                } else {
+                    Value::Object(Default::default())
+                };
+                object.insert(key.to_string(), empty);
+            }
+        }
+    }
     let mut targets: Vec<&mut Value> = vec![value];
     if !key.is_empty() {
         targets = targets
@@ -47,7 +70,10 @@ pub fn set_all(value: &mut Value, path: &[&str], new: &Value) -> usize {
         }
         targets = next;
     }
-    targets.into_iter().map(|t| set_all(t, rest, new)).sum()
+    targets
+        .into_iter()
+        .map(|t| set_matching(t, rest, new, create))
+        .sum()
 }
 
 /// `VALUE` of `--set PATH=VALUE` as data: a TOML value (`5000`, `true`, `[1, 2]`,

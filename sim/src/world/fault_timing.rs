@@ -170,8 +170,16 @@ pub struct ProcessFaults {
 }
 
 impl<A: Actor> World<A> {
+    /// This world's state before anything runs: time 0, every process down (not yet
+    /// started), no anchor held, no fault suffered. Drivers start from it.
+    pub fn not_started(&self) -> StateOf<A> {
+        let mut state = StateOf::<A>::not_started(self.processes.len());
+        state.fault_times = self.initial_fault_times();
+        state
+    }
+
     /// The record a run starts with: no anchor held, no fault suffered.
-    pub(crate) fn initial_fault_times(&self) -> FaultTimes {
+    fn initial_fault_times(&self) -> FaultTimes {
         if let Some(error) = self.timing_error() {
             panic!("internal bug: {error}");
         }

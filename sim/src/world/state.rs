@@ -96,8 +96,9 @@ pub struct WorldState<S, M, T> {
 pub type StateOf<A> = WorldState<<A as Actor>::State, <A as Actor>::Msg, <A as Actor>::Timer>;
 
 impl<S, M, T> WorldState<S, M, T> {
-    /// Time 0, `processes` processes all down (not yet started), nothing on the network.
-    pub fn not_started(processes: usize) -> Self {
+    /// Time 0, `processes` processes all down (not yet started), nothing on the network,
+    /// no fault timing (a world's own is `World::not_started`).
+    pub(crate) fn not_started(processes: usize) -> Self {
         WorldState {
             now_ms: 0,
             procs: (0..processes)

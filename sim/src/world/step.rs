@@ -24,8 +24,7 @@ type Action<A> = super::action::ActionOf<A>;
 
 impl<A: Actor> World<A> {
     pub(crate) fn initial_state(&self) -> StateOf<A> {
-        let mut state = StateOf::<A>::not_started(self.processes.len());
-        state.fault_times = self.initial_fault_times();
+        let mut state = self.not_started();
         // Every process is up before any start-up message is routed.
         let mut contexts = Vec::with_capacity(self.processes.len());
         for p in 0..self.processes.len() {
