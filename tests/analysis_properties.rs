@@ -142,6 +142,7 @@ fn client_spec(
             uses_account: false,
             amount: 10,
             checks_stop_event: false,
+            on_fail: Default::default(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

@@ -43,6 +43,7 @@ fn client(engine: Redisson, owner: &str, start_after_ms: u64, work_ms: u64) -> P
             resource: None,
             amount: 0,
             checks_stop_event: false,
+            on_fail: Default::default(),
         },
         fencing: Fencing::Protocol,
         owner: owner.as_bytes().to_vec(),

@@ -217,6 +217,7 @@ impl Scenario {
                 resource,
                 amount: w.amount,
                 checks_stop_event: w.checks_stop_event,
+                on_fail: w.on_fail.into(),
             },
             fencing,
             owner: c.owner.as_ref().unwrap_or(&c.name).as_bytes().to_vec(),

@@ -54,6 +54,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_progress::all())
     .chain(super::builtin_retries::all())
     .chain(super::builtin_schedules::all())
+    .chain(super::builtin_seed_003_questions::all())
     .collect()
 }
 
@@ -144,6 +145,7 @@ pub(crate) fn client(
             uses_account: false,
             amount: 10,
             checks_stop_event: false,
+            on_fail: Default::default(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

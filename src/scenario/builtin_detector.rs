@@ -70,6 +70,7 @@ fn seed_clients(protocol: ProtocolSpec) -> Vec<ClientSpec> {
             uses_account: false,
             amount: 10,
             checks_stop_event: false,
+            on_fail: Default::default(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

@@ -15,6 +15,7 @@ pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
 pub mod builtin_retries;
 pub mod builtin_schedules;
+pub mod builtin_seed_003_questions;
 pub mod builtin_workloads;
 pub mod checks;
 pub mod detection;
@@ -167,6 +168,38 @@ pub struct WorkloadSpec {
     pub amount: i64,
     #[serde(default)]
     pub checks_stop_event: bool,
+    /// What the business code does when it fails to get a lock: `end_round` (the result
+    /// is checked), `proceed` (`tryLock()`'s result ignored: the work runs without the lock)
+    /// or `unlock` (`unlock()` in `finally` after a failed `lock()`).
+    #[serde(default, skip_serializing_if = "OnFailSpec::is_default")]
+    pub on_fail: OnFailSpec,
+}
+
+/// [`lockcheck_model::lock::OnFail`] in scenario files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFailSpec {
+    #[default]
+    EndRound,
+    Proceed,
+    Unlock,
+}
+
+impl OnFailSpec {
+    fn is_default(&self) -> bool {
+        *self == OnFailSpec::default()
+    }
+}
+
+impl From<OnFailSpec> for lockcheck_model::lock::OnFail {
+    fn from(spec: OnFailSpec) -> Self {
+        use lockcheck_model::lock::OnFail;
+        match spec {
+            OnFailSpec::EndRound => OnFail::EndRound,
+            OnFailSpec::Proceed => OnFail::Proceed,
+            OnFailSpec::Unlock => OnFail::Unlock,
+        }
+    }
 }
 
 fn one() -> u32 {

@@ -7,6 +7,7 @@
 //! stop event ([`LockEvent::Lost`]) ends the belief only if the business code checks it.
 
 use super::engine::{split_request_id, Deadline, LockEvent, LockIo};
+use super::on_fail::OnFail;
 use super::protocol::{EngineState, Protocol};
 use crate::msg::{ClientTimer, Msg, ResourceOp, ResourceReply, Timer};
 use crate::node::RedisContext;
@@ -15,7 +16,7 @@ use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
 /// What the business code does.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Workload {
     /// Lock keys, acquired in this order and released in reverse.
     pub locks: Vec<Vec<u8>>,
@@ -29,6 +30,27 @@ pub struct Workload {
     pub amount: i64,
     /// Whether the business code checks the watchdog's stop event before writing.
     pub checks_stop_event: bool,
+    /// What it does when it fails to get a lock.
+    pub on_fail: OnFail,
+}
+
+/// As derived, `on_fail` only when it is not the default: the text of a workload without
+/// it (which a world's model hash is made of) is what it always was.
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Workload");
+        d.field("locks", &self.locks)
+            .field("rounds", &self.rounds)
+            .field("start_after_ms", &self.start_after_ms)
+            .field("work_ms", &self.work_ms)
+            .field("resource", &self.resource)
+            .field("amount", &self.amount)
+            .field("checks_stop_event", &self.checks_stop_event);
+        if self.on_fail != OnFail::default() {
+            d.field("on_fail", &self.on_fail);
+        }
+        d.finish()
+    }
 }
 
 /// Where fencing tokens come from, besides the protocol itself.
@@ -246,6 +268,25 @@ impl LockClient {
         ctx.set_timer(Timer::Client(ClientTimer::Start), 0);
     }
 
+    /// What the business code does once acquiring lock `i` failed (see [`OnFail`]).
+    fn after_failed_acquire(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
+        match (self.workload.on_fail, i) {
+            (OnFail::EndRound, 0) => self.round_over(state, ctx),
+            (OnFail::EndRound, _) => {
+                state.held.iter_mut().for_each(|h| *h = None);
+                self.release(state, i - 1, ctx);
+            }
+            (OnFail::Proceed, _) if (i as usize) + 1 < self.workload.locks.len() => {
+                self.acquire(state, i + 1, ctx)
+            }
+            (OnFail::Proceed, _) => self.all_acquired(state, ctx),
+            (OnFail::Unlock, _) => {
+                state.held.iter_mut().for_each(|h| *h = None);
+                self.release(state, i, ctx);
+            }
+        }
+    }
+
     /// Reacts to what lock `i`'s engine reports.
     fn on_event(&self, state: &mut ClientState, i: u8, event: LockEvent, ctx: &mut RedisContext) {
         match (event, state.phase) {
@@ -265,13 +306,7 @@ impl LockClient {
             }
             (LockEvent::GaveUp, Phase::Acquiring(j)) if i == j => {
                 state.gave_up += 1;
-                match i {
-                    0 => self.round_over(state, ctx),
-                    _ => {
-                        state.held.iter_mut().for_each(|h| *h = None);
-                        self.release(state, i - 1, ctx);
-                    }
-                }
+                self.after_failed_acquire(state, i, ctx);
             }
             (LockEvent::Released, Phase::Releasing(j)) if i == j => match i {
                 0 => self.round_over(state, ctx),

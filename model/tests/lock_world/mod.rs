@@ -27,6 +27,7 @@ pub fn job(start_after_ms: u64, work_ms: &[u64]) -> Workload {
         resource: None,
         amount: 10,
         checks_stop_event: false,
+        on_fail: Default::default(),
     }
 }
 
