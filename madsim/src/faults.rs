@@ -6,6 +6,8 @@
 //! its fault rate, drawn uniformly from what the world's envelope allows at that moment
 //! (`World::enabled_faults`, the list the kernel's random walks draw from). Undoing a fault
 //! (a resume, a restart, a heal) is a task on the carrier node that sleeps until it is due.
+//! Where the envelope's timing stops time, a wake-up gives the injector its chance too
+//! (`timing.rs`).
 
 use crate::record::Record;
 use crate::run::{HostedActor, Run};
@@ -25,7 +27,11 @@ impl<A: HostedActor> Run<A> {
     /// A fault's chance: with the run's fault rate, one fault the envelope allows now.
     pub fn maybe_fault(self: &Arc<Self>) {
         let mut rng = thread_rng();
+        let timed = !self.world.faults.timing.is_free();
         if rng.gen_range(0..1000) >= self.fault_per_mille {
+            if timed {
+                self.keep_timing_wake(&mut self.lock());
+            }
             return;
         }
         let now = self.now_ms();
@@ -35,13 +41,15 @@ impl<A: HostedActor> Run<A> {
         }
         let mut faults = Vec::new();
         self.world.enabled_faults(&r.state, &mut faults);
-        if faults.is_empty() {
-            return;
+        if let Some(i) = (!faults.is_empty()).then(|| rng.gen_range(0..faults.len())) {
+            let fault = faults.swap_remove(i);
+            self.inject(&mut r, now, &fault);
+            r.log(now, fault);
+            r.evaluate(&self.world, now);
         }
-        let fault = faults.swap_remove(rng.gen_range(0..faults.len()));
-        self.inject(&mut r, now, &fault);
-        r.log(now, fault);
-        r.evaluate(&self.world, now);
+        if timed {
+            self.keep_timing_wake(&mut r);
+        }
         self.wake_if_done(&r);
     }
 

@@ -31,6 +31,7 @@ mod record;
 pub mod report;
 mod run;
 pub mod scenario;
+mod timing;
 mod wire;
 
 pub use batch::{for_each_run, run_batch, Batch, Until};

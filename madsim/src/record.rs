@@ -59,8 +59,10 @@ pub(crate) struct Record<A: Actor> {
     pub last_event_ms: Option<u64>,
     /// Per process: pending timers and held messages, as its task last published them.
     pub work: Vec<usize>,
-    /// Resumes, restarts and heals scheduled and not yet done.
+    /// Resumes, restarts, heals and timing wake-ups scheduled and not yet done.
     pub controls: usize,
+    /// The instants of the timing wake-ups scheduled (see `timing.rs`).
+    pub timing_wakes_ms: Vec<u64>,
     /// Per process: bumped by every pause and crash, so that a scheduled resume or restart
     /// acts only on the pause or crash that scheduled it.
     pub epochs: Vec<u64>,
@@ -91,6 +93,7 @@ impl<A: Actor> Record<A> {
             last_event_ms: None,
             work: vec![0; n],
             controls: 0,
+            timing_wakes_ms: Vec::new(),
             epochs: vec![0; n],
             partitions_begun: Vec::new(),
             next_seq: vec![0; n],

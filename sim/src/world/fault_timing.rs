@@ -241,8 +241,9 @@ impl<A: Actor> World<A> {
     }
 
     /// The earliest future instant at which a window opens or a quiet gap ends (only where a
-    /// fault of that kind may still happen): time stops there.
-    pub(crate) fn next_timing_ms(&self, state: &StateOf<A>) -> Option<u64> {
+    /// fault of that kind may still happen): time stops there (drivers that keep time
+    /// themselves stop there too).
+    pub fn next_timing_ms(&self, state: &StateOf<A>) -> Option<u64> {
         let now = state.now_ms;
         let times = &state.fault_times;
         let openings = self.faults.timing.windows.iter().filter_map(|(rule, w)| {
