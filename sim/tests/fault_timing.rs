@@ -4,8 +4,8 @@
 //! anchor that opens, at the very instant it holds, a window of a fault on another process.
 
 use lockcheck_sim::world::{
-    Actor, Anchor, Context, FaultEnvelope, FaultRule, FaultWindow, ProcessId, ProcessSpec, StateOf,
-    World, WorldAction,
+    Actor, Anchor, Context, CrashKind, FaultEnvelope, FaultRule, FaultWindow, ProcessId,
+    ProcessSpec, StateOf, World, WorldAction,
 };
 use lockcheck_sim::{
     explore, BreadthFirst, Model, Options, PartialOrder, Property, Reductions, Status,
@@ -34,9 +34,7 @@ impl Actor for Ticker {
     type Fault = lockcheck_sim::world::NoFault;
 
     fn on_start(&self, ctx: &mut Context<(), ()>) -> Ticks {
-        if self.notify.is_some() || self.ticks > 0 {
-            ctx.set_timer((), 10);
-        }
+        ctx.set_timer((), 10);
         Ticks {
             count: 0,
             heard_at_ms: Vec::new(),
@@ -276,4 +274,22 @@ fn partial_order_reduction_keeps_a_fault_an_anchor_opens_at_its_own_instant() {
             "reductions {reductions:?}: {status:?}"
         );
     }
+}
+
+/// A process crashed for good stays quiet for good: its state does not change as time
+/// passes, so a ticker ticking for ever beside it still has finitely many states.
+#[test]
+fn a_process_down_for_good_keeps_the_state_space_finite() {
+    let w = World::new("forever", vec![ticker("t", 0), ticker("down", 1)]).with_faults(
+        FaultEnvelope::none()
+            .crash(1, &[CrashKind::Process], &[None], 1)
+            .spaced(1_000, None),
+    );
+    let options = Options {
+        stop_at_first_violation: false,
+        max_states: Some(10_000),
+        ..Options::default()
+    };
+    let report = explore(&w, &mut BreadthFirst::default(), options);
+    assert!(report.is_exhaustive(), "{:?}", report.outcome);
 }

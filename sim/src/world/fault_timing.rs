@@ -311,7 +311,11 @@ impl<A: Actor> World<A> {
             }
         }
         for log in &state.fault_times.per_process {
-            log.quiet_until_ms.saturating_sub(now).hash(h);
+            // Quiet for good (a crash that never restarts) is one value, not a time left
+            // that shrinks as time passes: the state space stays finite.
+            let left = (log.quiet_until_ms < MAX_INSTANT_MS)
+                .then(|| log.quiet_until_ms.saturating_sub(now));
+            left.hash(h);
             if timing.max_per_process.is_some() {
                 log.count.hash(h);
             }
