@@ -165,6 +165,20 @@ pub(crate) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec
     }
 }
 
+/// One process crash of `process`, which never restarts.
+pub(crate) fn crash_for_good(process: &str) -> FaultsSpec {
+    FaultsSpec {
+        crashes: vec![CrashSpec {
+            process: process.into(),
+            power_loss: false,
+            restart_after_ms: vec![None],
+            when: Default::default(),
+        }],
+        max_crashes: 1,
+        ..FaultsSpec::default()
+    }
+}
+
 pub(crate) fn account_clients(mut clients: Vec<ClientSpec>) -> Vec<ClientSpec> {
     for c in &mut clients {
         c.workload.uses_account = true;
@@ -263,16 +277,7 @@ pub fn single_node_holder_crash() -> Scenario {
             client("client-1", single_node("redis", 10_000), &[5_000], 0),
             client("client-2", single_node("redis", 10_000), &[5_000], 100),
         ],
-        faults: FaultsSpec {
-            crashes: vec![CrashSpec {
-                process: "client-1".into(),
-                power_loss: false,
-                restart_after_ms: vec![None],
-                when: Default::default(),
-            }],
-            max_crashes: 1,
-            ..FaultsSpec::default()
-        },
+        faults: crash_for_good("client-1"),
         oracles: vec![
             OracleSpec::MeLock,
             OracleSpec::Liveness { bound_ms: 10_600 },

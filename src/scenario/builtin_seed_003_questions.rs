@@ -6,7 +6,7 @@
 //! running twice when no unique index is possible (fencing tokens the callee checks, an
 //! idempotency key).
 
-use super::builtin::{account, base, client, node, single_node};
+use super::builtin::{account, base, client, crash_for_good, node, single_node};
 use super::builtin_redisson::seed_003_incident;
 use super::*;
 
@@ -126,19 +126,6 @@ fn gc_of_35_s() -> FaultsSpec {
     super::builtin::pause("instance-a", &[35_000], 1)
 }
 
-fn crash_for_good() -> FaultsSpec {
-    FaultsSpec {
-        crashes: vec![CrashSpec {
-            process: "instance-a".into(),
-            power_loss: false,
-            restart_after_ms: vec![None],
-            when: Default::default(),
-        }],
-        max_crashes: 1,
-        ..FaultsSpec::default()
-    }
-}
-
 /// The watchdog under a 35 s GC: the frozen watchdog lets the 30 s lease run out, the other
 /// instance debits, and the holder writes after it resumes.
 pub fn five_minute_job_watchdog_gc() -> Scenario {
@@ -174,7 +161,7 @@ pub fn five_minute_job_watchdog_crash() -> Scenario {
     let mut s = five_minute_job(
         "redisson-five-minute-job-watchdog-crash",
         None,
-        crash_for_good(),
+        crash_for_good("instance-a"),
         vec![
             OracleSpec::Liveness { bound_ms: 60_000 },
             OracleSpec::HolderCrashed,
@@ -191,7 +178,7 @@ pub fn five_minute_job_lease_crash() -> Scenario {
     let mut s = five_minute_job(
         "redisson-five-minute-job-lease-crash",
         Some(600_000),
-        crash_for_good(),
+        crash_for_good("instance-a"),
         vec![
             OracleSpec::Liveness { bound_ms: 60_000 },
             OracleSpec::HolderCrashed,
