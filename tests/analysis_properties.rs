@@ -160,6 +160,8 @@ fn one_node_world(clients: Vec<ClientSpec>) -> Scenario {
         clock: ClockSpecDe::default(),
         min_replicas_to_write: 0,
         repl_ack_every_ms: None,
+        min_replicas_max_lag_ms: lockcheck::model::node::RedisNode::master()
+            .min_replicas_max_lag_ms,
     }];
     s.clients = clients;
     s.network = NetworkSpec::default();

@@ -24,6 +24,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("kleppmann-clock-jump", Some("me-lock")),
     ("kleppmann-pause-past-lease", Some("me-resource")),
     ("lost-wait-edge", Some("detector-false-negative")),
+    ("min-replicas-default-lag", None),
+    ("min-replicas-lag-refuses-writes", Some("no-give-up")),
     (
         "phantom-cycle-separate-reads",
         Some("detector-false-positive"),

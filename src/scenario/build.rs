@@ -157,6 +157,7 @@ impl Scenario {
         }
         node.min_replicas_to_write = n.min_replicas_to_write;
         node.repl_ack_every_ms = n.repl_ack_every_ms;
+        node.min_replicas_max_lag_ms = n.min_replicas_max_lag_ms;
         Ok(Process::Redis(node))
     }
 

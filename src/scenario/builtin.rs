@@ -55,6 +55,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_retries::all())
     .chain(super::builtin_schedules::all())
     .chain(super::builtin_seed_003_questions::all())
+    .chain(super::builtin_replicas::all())
     .collect()
 }
 
@@ -111,6 +112,7 @@ pub(crate) fn node(name: &str) -> NodeSpec {
         clock: ClockSpecDe::default(),
         min_replicas_to_write: 0,
         repl_ack_every_ms: None,
+        min_replicas_max_lag_ms: super::default_max_lag_ms(),
     }
 }
 

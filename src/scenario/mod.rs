@@ -13,6 +13,7 @@ pub mod builtin_progress;
 pub mod builtin_redisson;
 pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
+pub mod builtin_replicas;
 pub mod builtin_retries;
 pub mod builtin_schedules;
 pub mod builtin_seed_003_questions;
@@ -94,6 +95,22 @@ pub struct NodeSpec {
     #[serde(default)]
     #[serde(deserialize_with = "duration::opt_ms")]
     pub repl_ack_every_ms: Option<u64>,
+    /// `min-replicas-max-lag`: a replica whose last acknowledgement is older does not count
+    /// towards `min_replicas_to_write` (Redis's default, 10 s).
+    #[serde(
+        default = "default_max_lag_ms",
+        skip_serializing_if = "is_default_max_lag",
+        deserialize_with = "duration::ms"
+    )]
+    pub min_replicas_max_lag_ms: u64,
+}
+
+fn default_max_lag_ms() -> u64 {
+    lockcheck_model::node::RedisNode::master().min_replicas_max_lag_ms
+}
+
+fn is_default_max_lag(ms: &u64) -> bool {
+    *ms == default_max_lag_ms()
 }
 
 /// Persistence, as written in scenarios.

@@ -2,7 +2,9 @@
 //!
 //! A real replica is pointed at the proxy instead of its master. `cut` closes every
 //! connection and refuses new ones (they are accepted and closed at once), so the replica
-//! sees its link to the master go down, exactly like a partition. Everything stops when the
+//! sees its link to the master go down, exactly like a partition. `black_hole` instead keeps
+//! the connections open and drops every byte, both ways: a partition that no side notices
+//! until its timeouts (the model's partitions are of this kind). Everything stops when the
 //! proxy is dropped.
 
 use std::io::{Read, Write};
@@ -15,6 +17,7 @@ use std::time::Duration;
 pub struct Proxy {
     port: u16,
     cut: Arc<AtomicBool>,
+    black_hole: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     streams: Arc<Mutex<Vec<TcpStream>>>,
 }
@@ -30,10 +33,12 @@ impl Proxy {
         let proxy = Proxy {
             port,
             cut: Arc::default(),
+            black_hole: Arc::default(),
             stop: Arc::default(),
             streams: Arc::default(),
         };
         let (cut, stop, streams) = (proxy.cut.clone(), proxy.stop.clone(), proxy.streams.clone());
+        let black_hole = proxy.black_hole.clone();
         thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 match listener.accept() {
@@ -48,8 +53,9 @@ impl Proxy {
                         pipe(
                             downstream.try_clone().unwrap(),
                             upstream.try_clone().unwrap(),
+                            black_hole.clone(),
                         );
-                        pipe(upstream, downstream);
+                        pipe(upstream, downstream, black_hole.clone());
                     }
                     Ok((refused, _)) => drop(refused),
                     Err(_) => thread::sleep(Duration::from_millis(5)),
@@ -61,6 +67,12 @@ impl Proxy {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// From now on drops every byte both ways, the connections staying open.
+    #[allow(dead_code)] // each test binary uses the kind of cut it needs
+    pub fn black_hole(&self) {
+        self.black_hole.store(true, Ordering::SeqCst);
     }
 
     /// Cuts the link: every connection is closed, new ones are refused.
@@ -79,13 +91,15 @@ impl Drop for Proxy {
     }
 }
 
-/// Copies bytes from `from` to `to` until either side closes.
-fn pipe(mut from: TcpStream, mut to: TcpStream) {
+/// Copies bytes from `from` to `to` until either side closes (dropping them once
+/// `black_hole` is set).
+fn pipe(mut from: TcpStream, mut to: TcpStream, black_hole: Arc<AtomicBool>) {
     thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
             match from.read(&mut buf) {
                 Ok(0) | Err(_) => break,
+                Ok(_) if black_hole.load(Ordering::SeqCst) => {}
                 Ok(n) => {
                     if to.write_all(&buf[..n]).is_err() {
                         break;
