@@ -298,7 +298,8 @@ pub fn fault_schedule(
     max_pause_ms: u64,
 ) -> impl Strategy<Value = FaultsSpec> {
     let when = fault_when(clients);
-    let whens = prop::collection::vec(when, 3);
+    // One for each rule `fault_envelope` can give: two pauses, a crash, a clock step.
+    let whens = prop::collection::vec(when, 4);
     let gap = prop_oneof![Just(0u64), Just(500), Just(2_000)];
     let cap = prop_oneof![Just(None), Just(Some(1u32)), Just(Some(2))];
     (fault_envelope(processes, max_pause_ms), whens, gap, cap).prop_map(

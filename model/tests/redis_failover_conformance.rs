@@ -41,19 +41,10 @@ fn pttl(reply: &Reply) -> i64 {
 
 /// Waits until a real replica reports its link to the master up.
 fn wait_for_link(replica: &RealRedis) {
-    let mut con = replica.connection();
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(10) {
-        let info = redis::cmd("INFO")
-            .arg("replication")
-            .query::<String>(&mut con)
-            .unwrap();
-        if info.contains("master_link_status:up") {
-            return;
-        }
-        sleep(Duration::from_millis(20));
-    }
-    panic!("the real replica never connected to its master");
+    replica.wait_for_replication_info(
+        "master_link_status:up",
+        "the real replica never connected to its master",
+    );
 }
 
 #[test]

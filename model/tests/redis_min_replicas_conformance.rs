@@ -17,30 +17,13 @@ use lockcheck_model::redis::Reply;
 use lockcheck_sim::world::{FaultEnvelope, PartitionFault};
 use proxy::Proxy;
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::real_redis::{request_words, RealRedis};
 use world::*;
 
 const MASTER: usize = 0;
 const REPLICA: usize = 1;
 const CLIENT: usize = 2;
-
-/// Waits until the real master counts its replica as good for `min-replicas-to-write`.
-fn wait_for_good_replica(master: &RealRedis) {
-    let mut con = master.connection();
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(10) {
-        let info = redis::cmd("INFO")
-            .arg("replication")
-            .query::<String>(&mut con)
-            .unwrap();
-        if info.contains("min_slaves_good_slaves:1") {
-            return;
-        }
-        sleep(Duration::from_millis(20));
-    }
-    panic!("the real master never counted its replica as good");
-}
 
 #[test]
 fn a_write_is_refused_once_the_cut_off_replica_lags_more_than_the_max_lag_on_both() {
@@ -54,7 +37,10 @@ fn a_write_is_refused_once_the_cut_off_replica_lags_more_than_the_max_lag_on_bot
     let link = Proxy::start(master.port());
     let port = link.port().to_string();
     let _replica = RealRedis::start_with(&["--replicaof", "127.0.0.1", &port]);
-    wait_for_good_replica(&master);
+    master.wait_for_replication_info(
+        "min_slaves_good_slaves:1",
+        "the real master never counted its replica as good",
+    );
     let mut m = master.connection();
     link.black_hole();
     sleep(Duration::from_millis(500));

@@ -9,7 +9,7 @@ mod support;
 
 use lockcheck_model::redis::{Command, Keyspace, LockScript, Reply, Role, ScriptKind};
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::real_redis::{request, request_words, RealRedis};
 use support::wall::wall_ms;
 
@@ -41,19 +41,6 @@ impl ModelPair {
     }
 }
 
-fn wait_for_link(replica: &mut redis::Connection) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        let info = request_words(replica, &["INFO", "replication"]);
-        if matches!(&info, Reply::Bulk(Some(text)) if String::from_utf8_lossy(text).contains("master_link_status:up"))
-        {
-            return;
-        }
-        sleep(Duration::from_millis(50));
-    }
-    panic!("the real replica never connected to its master within 10 s");
-}
-
 /// Both replicas answer `argv` alike.
 fn assert_replicas_agree(model: &mut ModelPair, real: &mut redis::Connection, argv: &[Vec<u8>]) {
     let expected = request(real, argv);
@@ -66,7 +53,10 @@ fn a_real_replica_and_the_model_agree_on_readonly_hidden_expired_keys_and_script
     let port = master.port().to_string();
     let replica = RealRedis::start_with(&["--replicaof", "127.0.0.1", &port]);
     let (mut m, mut r) = (master.connection(), replica.connection());
-    wait_for_link(&mut r);
+    replica.wait_for_replication_info(
+        "master_link_status:up",
+        "the real replica never connected to its master",
+    );
     // Keep the expired key stored on the master until it is read, so no DEL reaches the replica.
     assert_eq!(
         request_words(&mut m, &["DEBUG", "SET-ACTIVE-EXPIRE", "0"]),

@@ -112,7 +112,7 @@ impl Anchors {
         clients: &[&str],
     ) -> Result<usize, ScenarioError> {
         let (client, event) = parse_after(after, clients).map_err(|why| error(field, why))?;
-        let name = format!("{client} {}", event_words(event));
+        let name = format!("{client} {}", event.words());
         if let Some(i) = self.list.iter().position(|(n, _)| *n == name) {
             return Ok(i);
         }
@@ -128,11 +128,6 @@ impl Anchors {
         ));
         Ok(self.list.len() - 1)
     }
-}
-
-fn event_words(event: ClientEvent) -> &'static str {
-    let words = ClientEvent::ALL.iter().find(|(e, _)| *e == event);
-    words.map(|(_, w)| *w).expect("every event has its words")
 }
 
 /// `"p1 acquires"` as (client, event); the client is the longest client name `after`

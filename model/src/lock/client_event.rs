@@ -43,6 +43,15 @@ impl ClientEvent {
         Self::ALL.iter().find(|(_, w)| *w == words).map(|(e, _)| *e)
     }
 
+    /// The words a scenario names it by.
+    pub fn words(self) -> &'static str {
+        let (_, words) = Self::ALL
+            .iter()
+            .find(|(e, _)| *e == self)
+            .expect("every event is listed");
+        words
+    }
+
     /// Whether the event has come about in `state` (true from its moment on, at least
     /// until the next round).
     pub fn holds(self, state: &ClientState) -> bool {

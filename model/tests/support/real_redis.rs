@@ -63,6 +63,24 @@ impl RealRedis {
         &self.dir
     }
 
+    /// Waits, up to 10 s, until `INFO replication` shows `line` (e.g.
+    /// `master_link_status:up` on a replica); panics naming `what` otherwise.
+    pub fn wait_for_replication_info(&self, line: &str, what: &str) {
+        let mut con = self.connection();
+        let started = std::time::Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            let info = redis::cmd("INFO")
+                .arg("replication")
+                .query::<String>(&mut con)
+                .unwrap();
+            if info.contains(line) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("{what} within 10 s (`INFO replication` never showed `{line}`)");
+    }
+
     /// A new synchronous connection to the server.
     pub fn connection(&self) -> redis::Connection {
         let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port))

@@ -206,15 +206,10 @@ impl<A: Actor> World<A> {
             w.bounds(&state.fault_times.anchored_at_ms)
                 .is_some_and(|(from, to)| from <= now && to.is_none_or(|t| now <= t))
         });
-        let spaced = match (
-            process,
-            state.fault_times.per_process.get(process.unwrap_or(0)),
-        ) {
-            (Some(_), Some(log)) => {
-                now >= log.quiet_until_ms && timing.max_per_process.is_none_or(|m| log.count < m)
-            }
-            _ => true,
-        };
+        let log = process.and_then(|p| state.fault_times.per_process.get(p));
+        let spaced = log.is_none_or(|log| {
+            now >= log.quiet_until_ms && timing.max_per_process.is_none_or(|m| log.count < m)
+        });
         in_window && spaced
     }
 
