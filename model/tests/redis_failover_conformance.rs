@@ -39,21 +39,13 @@ fn pttl(reply: &Reply) -> i64 {
     }
 }
 
-/// Waits until a real replica reports its link to the master up.
-fn wait_for_link(replica: &RealRedis) {
-    replica.wait_for_replication_info(
-        "master_link_status:up",
-        "the real replica never connected to its master",
-    );
-}
-
 #[test]
 fn a_stalled_replica_receives_a_lock_late_as_an_absolute_deadline_on_both() {
     // Real: the replica sleeps 1.5 s; the lock (PX 3000) is written 100 ms into the sleep.
     let master = RealRedis::start();
     let port = master.port().to_string();
     let replica = RealRedis::start_with(&["--replicaof", "127.0.0.1", &port]);
-    wait_for_link(&replica);
+    replica.wait_for_link();
     let mut sleeper = replica.connection();
     let sleeping = thread::spawn(move || request_words(&mut sleeper, &["DEBUG", "SLEEP", "1.5"]));
     sleep(Duration::from_millis(100));
@@ -111,7 +103,7 @@ fn a_write_cut_off_from_the_replica_is_lost_when_it_is_promoted_on_both() {
     let link = Proxy::start(master.port());
     let port = link.port().to_string();
     let replica = RealRedis::start_with(&["--replicaof", "127.0.0.1", &port]);
-    wait_for_link(&replica);
+    replica.wait_for_link();
     let mut m = master.connection();
     let mut r = replica.connection();
     let real_lock = request_words(&mut m, &["SET", "lock", "tok", "PX", "60000"]);

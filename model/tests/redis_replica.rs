@@ -53,10 +53,7 @@ fn a_real_replica_and_the_model_agree_on_readonly_hidden_expired_keys_and_script
     let port = master.port().to_string();
     let replica = RealRedis::start_with(&["--replicaof", "127.0.0.1", &port]);
     let (mut m, mut r) = (master.connection(), replica.connection());
-    replica.wait_for_replication_info(
-        "master_link_status:up",
-        "the real replica never connected to its master",
-    );
+    replica.wait_for_link();
     // Keep the expired key stored on the master until it is read, so no DEL reaches the replica.
     assert_eq!(
         request_words(&mut m, &["DEBUG", "SET-ACTIVE-EXPIRE", "0"]),

@@ -81,6 +81,14 @@ impl RealRedis {
         panic!("{what} within 10 s (`INFO replication` never showed `{line}`)");
     }
 
+    /// Waits until this replica reports its link to the master up.
+    pub fn wait_for_link(&self) {
+        self.wait_for_replication_info(
+            "master_link_status:up",
+            "the real replica never connected to its master",
+        );
+    }
+
     /// A new synchronous connection to the server.
     pub fn connection(&self) -> redis::Connection {
         let client = redis::Client::open(format!("redis://127.0.0.1:{}/", self.port))
