@@ -262,15 +262,17 @@ fn redlock_drift_boundary_sits_at_the_drift_factor() {
 /// `T1 + TTL - drift + step`. Redis keeps the key through its deadline `T1 + TTL`, so the
 /// rival holds from `T1 + TTL + 1`. Mutual exclusion breaks iff `step >= drift + 2`.
 fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
-    use lockcheck_model::lock::redlock::Dispatch;
+    use lockcheck_model::lock::redlock::{Dispatch, DriftRounding};
     use lockcheck_model::lock::ClockKind;
     let protocol = ProtocolSpec::Redlock {
         nodes: vec!["redis".into()],
         ttl_ms,
         drift_ppm,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
         clock: ClockKind::Wall,
         dispatch: Dispatch::Sequential,
-        node_timeout_ms: 10 * ttl_ms,
+        node_timeout_ms: Some(10 * ttl_ms),
         retry_ms: vec![1],
         acquire_timeout_ms: None,
         max_attempts: None,

@@ -140,7 +140,8 @@ fn a_liveness_bound_shorter_than_the_ttl_is_violated_after_a_crash_or_a_partitio
 }
 
 /// The scenario files named after built-ins (the Redlock baseline, seed 003's dense GC
-/// period and its ignored `tryLock`, the replica lag) are the built-ins, field for field.
+/// period and its ignored `tryLock`, the replica lag, a library profile) are the built-ins,
+/// field for field.
 #[test]
 fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
     for name in [
@@ -149,6 +150,7 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "seed-003-dense-gc",
         "seed-003-trylock-result-ignored",
         "min-replicas-lag-refuses-writes",
+        "node-redlock-wall-clock-step",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

@@ -26,6 +26,7 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("lost-wait-edge", Some("detector-false-negative")),
     ("min-replicas-default-lag", None),
     ("min-replicas-lag-refuses-writes", Some("no-give-up")),
+    ("node-redlock-wall-clock-step", Some("me-lock")),
     (
         "phantom-cycle-separate-reads",
         Some("detector-false-positive"),
@@ -49,6 +50,7 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("redlock-split-vote-livelock", Some("progress")),
     ("redlock-split-vote-progress", None),
     ("redlock-watchdog-counts-extensions", None),
+    ("redsync-wall-clock-step", None),
     ("restart-without-persistence", Some("me-lock")),
     (
         "seed-000-detector-as-intended",

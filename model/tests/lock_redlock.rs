@@ -7,7 +7,9 @@ mod lock_world;
 mod world;
 
 use lock_world::*;
-use lockcheck_model::lock::redlock::{Dispatch, Phase, Redlock, RenewCount, Watchdog};
+use lockcheck_model::lock::redlock::{
+    Dispatch, DriftRounding, Phase, Redlock, RenewCount, Watchdog,
+};
 use lockcheck_model::lock::{ClockKind, Deadline, Held, Phase as ClientPhase, Protocol};
 use lockcheck_sim::world::{
     CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId,
@@ -21,9 +23,11 @@ fn small(dispatch: Dispatch) -> Redlock {
         nodes: NODES.to_vec(),
         ttl_ms: 100,
         drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch,
-        node_timeout_ms: 5,
+        node_timeout_ms: Some(5),
         retry_ms: vec![10],
         acquire_timeout_ms: Some(500),
         max_attempts: None,
@@ -396,7 +400,7 @@ fn two_sites(redlock: Redlock) -> RedisWorld {
         .with_both(CLIENT_1, NODES[4], far);
     let redlock = Redlock {
         ttl_ms: 1_000,
-        node_timeout_ms: 100,
+        node_timeout_ms: Some(100),
         ..redlock
     };
     lock_world(Protocol::Redlock(redlock), [job(5, &[20]), no_job()])

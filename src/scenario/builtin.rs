@@ -56,6 +56,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_schedules::all())
     .chain(super::builtin_seed_003_questions::all())
     .chain(super::builtin_replicas::all())
+    .chain(super::builtin_profiles::all())
     .collect()
 }
 
@@ -124,7 +125,7 @@ pub(crate) fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
         retry_ms: vec![2_000],
         acquire_timeout_ms: None,
         max_attempts: None,
-        request_timeout_ms: 2_000,
+        request_timeout_ms: Some(2_000),
         fencing_counter: None,
         via_sentinel: false,
     }
@@ -244,7 +245,7 @@ pub fn fencing_prevents_damage() -> Scenario {
             retry_ms: vec![2_000],
             acquire_timeout_ms: None,
             max_attempts: None,
-            request_timeout_ms: 2_000,
+            request_timeout_ms: Some(2_000),
             fencing_counter: Some("order_lock:token".into()),
             via_sentinel: false,
         };
@@ -329,7 +330,7 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
         {
             *r = release;
             if name == "client-1" {
-                *request_timeout_ms = 15_000;
+                *request_timeout_ms = Some(15_000);
             }
         }
         client(name, protocol, &[work_ms], start)
@@ -446,7 +447,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             retry_ms: vec![2_000],
             acquire_timeout_ms: None,
             max_attempts: None,
-            request_timeout_ms: 1_000,
+            request_timeout_ms: Some(1_000),
             fencing_counter: None,
             via_sentinel: true,
         };

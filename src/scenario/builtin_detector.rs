@@ -50,7 +50,7 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
         retry_ms: vec![500],
         acquire_timeout_ms,
         max_attempts: None,
-        request_timeout_ms: 1_000,
+        request_timeout_ms: Some(1_000),
         fencing_counter: None,
         via_sentinel: false,
     }

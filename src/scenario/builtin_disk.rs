@@ -14,7 +14,7 @@
 
 use super::builtin::{base, client, node, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
+use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, RenewCount};
 
 /// Redlock on the one node `redis` with seed 000's watchdog, renewals counted only when
 /// they extend the key, requests given up after 300 ms.
@@ -23,9 +23,11 @@ fn watched_lock() -> ProtocolSpec {
         nodes: vec!["redis".into()],
         ttl_ms: 3_000,
         drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
-        node_timeout_ms: 300,
+        node_timeout_ms: Some(300),
         retry_ms: vec![400],
         acquire_timeout_ms: None,
         max_attempts: None,

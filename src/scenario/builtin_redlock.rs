@@ -3,7 +3,7 @@
 
 use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{Dispatch, RenewCount};
+use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, RenewCount};
 
 pub(super) const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
 
@@ -223,9 +223,11 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         nodes: REDLOCK_NODES.iter().map(|n| n.to_string()).collect(),
         ttl_ms,
         drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
-        node_timeout_ms: 2_000,
+        node_timeout_ms: Some(2_000),
         retry_ms: vec![retry_ms],
         acquire_timeout_ms: None,
         max_attempts: None,
@@ -327,9 +329,11 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         nodes: REDLOCK_NODES[..3].iter().map(|n| n.to_string()).collect(),
         ttl_ms: 3_000,
         drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
-        node_timeout_ms: 1_000,
+        node_timeout_ms: Some(1_000),
         retry_ms: vec![400],
         acquire_timeout_ms: None,
         max_attempts: None,

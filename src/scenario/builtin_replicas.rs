@@ -20,7 +20,7 @@ pub fn min_replicas_lag_refuses_writes() -> Scenario {
         // Retried every 100 ms for 1 s (the scenario file's defaults).
         *acquire_timeout_ms = Some(1_000);
         *retry_ms = vec![100];
-        *request_timeout_ms = 1_000;
+        *request_timeout_ms = Some(1_000);
     }
     let master = NodeSpec {
         min_replicas_to_write: 1,

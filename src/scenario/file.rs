@@ -150,7 +150,14 @@ fn refine_toml(text: &str, path: &str, message: &str) -> Option<(String, (usize,
             return Some((format!("{path}.{name}"), line_col(text, k.span().start)));
         }
     }
-    None
+    // A field the table lacks (`missing field `ttl_ms``, or a message about the field
+    // `` `version`: ... ``): named below the table, at the table.
+    let lacking = quoted[0];
+    let about_it = message.starts_with(&format!("`{lacking}`:"))
+        || message.starts_with(&format!("missing field `{lacking}`"));
+    about_it
+        .then(|| (format!("{path}.{lacking}"), locate_toml(text, path)))
+        .and_then(|(field, at)| Some((field, at?)))
 }
 
 /// Where the field at `path` (`clients[1].protocol.node`) is written in `text`: the deepest

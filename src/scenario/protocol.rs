@@ -4,17 +4,27 @@
 //! (the model's [`Protocol`], every value checked with the field named).
 
 use super::build::{error, positive, Names, ScenarioError};
+use super::profiles::{LibrarySpec, Table};
 use super::{duration, Scenario};
 use lockcheck_model::lock::redisson::{Generation, Redisson};
-use lockcheck_model::lock::redlock::{Dispatch, Redlock, RenewCount, Watchdog};
+use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, Redlock, RenewCount, Watchdog};
 use lockcheck_model::lock::single::{Release, SingleNode};
 use lockcheck_model::lock::{ClockKind, Protocol};
 use lockcheck_sim::world::ProcessId;
-use serde::{Deserialize, Serialize};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-/// A lock protocol and its parameters.
+/// A lock protocol and its parameters: a protocol kind with its fields (`kind =
+/// "redlock"`), or a client library's profile (`library = "redsync"`, [`LibrarySpec`]).
+///
+/// (De)serialised by hand (below): a table with `library` is a profile, any other is a
+/// kind, read by the derived code (`remote = "Self"` makes it `ProtocolSpec::deserialize`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
 pub enum ProtocolSpec {
     SingleNode {
         node: String,
@@ -33,9 +43,11 @@ pub enum ProtocolSpec {
         /// Give up after this many failed attempts (none: never).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_attempts: Option<u64>,
+        /// A request is waited for this long (`"never"`: for ever, as redis-py without a
+        /// socket timeout).
         #[serde(default = "default_request_timeout_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        request_timeout_ms: u64,
+        #[serde(deserialize_with = "duration::opt_ms")]
+        request_timeout_ms: Option<u64>,
         /// Fenced acquire: `INCR` this counter key on the node for the token.
         #[serde(default)]
         fencing_counter: Option<String>,
@@ -56,13 +68,25 @@ pub enum ProtocolSpec {
         /// The drift factor in parts per million of the TTL (seed 000: 0.01 = 10,000).
         #[serde(default = "default_drift_ppm")]
         drift_ppm: u32,
+        /// Added to the drift (seed 000, node-redlock: 2 ms; redsync: none).
+        #[serde(
+            default = "default_drift_extra_ms",
+            skip_serializing_if = "is_seed_drift_extra"
+        )]
+        #[serde(deserialize_with = "duration::ms")]
+        drift_extra_ms: u64,
+        /// How `ttl * drift factor` becomes whole ms: `up` (seed 000), `nearest`
+        /// (node-redlock), `down` (redsync).
+        #[serde(default = "default_drift_rounding", skip_serializing_if = "is_up")]
+        drift_rounding: DriftRounding,
         #[serde(default = "monotonic")]
         clock: ClockKind,
         #[serde(default = "sequential")]
         dispatch: Dispatch,
+        /// A node's answer is waited for this long (`"never"`: for ever, as node-redlock).
         #[serde(default = "default_node_timeout_ms")]
-        #[serde(deserialize_with = "duration::ms")]
-        node_timeout_ms: u64,
+        #[serde(deserialize_with = "duration::opt_ms")]
+        node_timeout_ms: Option<u64>,
         /// Retry delay: one value, or several (a jittered retry: each a choice).
         #[serde(default = "default_redlock_retry")]
         #[serde(deserialize_with = "duration::one_or_vec_ms")]
@@ -97,6 +121,54 @@ pub enum ProtocolSpec {
         #[serde(deserialize_with = "duration::ms")]
         request_timeout_ms: u64,
     },
+    /// A client library's version, with its defaults and the fields the table overrides.
+    #[serde(skip)]
+    Library(LibrarySpec),
+}
+
+impl Serialize for ProtocolSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ProtocolSpec::Library(library) => library.serialize(s),
+            kind => ProtocolSpec::serialize(kind, s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ProtocolSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let table = Table::deserialize(d)?;
+        if table.contains_key("library") {
+            LibrarySpec::from_table(table)
+                .map(ProtocolSpec::Library)
+                .map_err(de::Error::custom)
+        } else {
+            ProtocolSpec::from_table(table).map_err(de::Error::custom)
+        }
+    }
+}
+
+impl ProtocolSpec {
+    /// A protocol kind's table (`kind` and its fields) read as the derived code reads it.
+    pub(super) fn from_table(table: Table) -> Result<Self, serde_json::Error> {
+        ProtocolSpec::deserialize(serde_json::Value::Object(table))
+    }
+
+    /// A protocol kind as a table, as the derived code writes it.
+    pub(super) fn to_table(&self) -> Table {
+        match ProtocolSpec::serialize(self, serde_json::value::Serializer) {
+            Ok(serde_json::Value::Object(table)) => table,
+            other => unreachable!("a protocol kind is written as a table, not {other:?}"),
+        }
+    }
+
+    /// The protocol kind this spec stands for: itself, or its library profile's.
+    pub fn resolved(&self) -> &ProtocolSpec {
+        match self {
+            ProtocolSpec::Library(library) => library.resolved(),
+            kind => kind,
+        }
+    }
 }
 
 /// Seed 000's watchdog.
@@ -158,8 +230,20 @@ fn monotonic() -> ClockKind {
 fn sequential() -> Dispatch {
     redlock().dispatch
 }
-fn default_node_timeout_ms() -> u64 {
+fn default_node_timeout_ms() -> Option<u64> {
     redlock().node_timeout_ms
+}
+fn default_drift_extra_ms() -> u64 {
+    redlock().drift_extra_ms
+}
+fn is_seed_drift_extra(ms: &u64) -> bool {
+    *ms == default_drift_extra_ms()
+}
+fn default_drift_rounding() -> DriftRounding {
+    redlock().drift_rounding
+}
+fn is_up(rounding: &DriftRounding) -> bool {
+    *rounding == default_drift_rounding()
 }
 fn default_redlock_retry() -> Vec<u64> {
     redlock().retry_ms
@@ -182,7 +266,7 @@ fn owner_checked() -> Release {
 fn default_retry_ms() -> Vec<u64> {
     single_node().retry_ms
 }
-fn default_request_timeout_ms() -> u64 {
+fn default_request_timeout_ms() -> Option<u64> {
     single_node().request_timeout_ms
 }
 
@@ -207,6 +291,8 @@ impl ProtocolSpec {
             nodes,
             ttl_ms: r.ttl_ms,
             drift_ppm: r.drift_ppm,
+            drift_extra_ms: r.drift_extra_ms,
+            drift_rounding: r.drift_rounding,
             clock: r.clock,
             dispatch: r.dispatch,
             node_timeout_ms: r.node_timeout_ms,
@@ -233,12 +319,13 @@ impl ProtocolSpec {
     /// The field `sweep --vary ttl=...` sets: how long the lock lives on the node without
     /// a renewal.
     pub fn ttl_field(&self) -> &'static str {
-        match self {
+        match self.resolved() {
             ProtocolSpec::SingleNode { .. } | ProtocolSpec::Redlock { .. } => "ttl_ms",
             ProtocolSpec::Redisson {
                 lease_ms: Some(_), ..
             } => "lease_ms",
             ProtocolSpec::Redisson { lease_ms: None, .. } => "watchdog_timeout_ms",
+            ProtocolSpec::Library(_) => unreachable!("a profile resolves to a protocol kind"),
         }
     }
 }
@@ -299,10 +386,12 @@ impl Builder<'_> {
     }
 
     fn build(&self, p: &ProtocolSpec) -> Result<Protocol, ScenarioError> {
+        let p = p.resolved();
         Ok(match p {
             ProtocolSpec::Redlock { .. } => Protocol::Redlock(self.redlock(p)?),
             ProtocolSpec::Redisson { .. } => Protocol::Redisson(self.redisson(p)?),
             ProtocolSpec::SingleNode { .. } => Protocol::SingleNode(self.single_node(p)?),
+            ProtocolSpec::Library(_) => unreachable!("a profile resolves to a protocol kind"),
         })
     }
 
@@ -311,6 +400,8 @@ impl Builder<'_> {
             nodes,
             ttl_ms,
             drift_ppm,
+            drift_extra_ms,
+            drift_rounding,
             clock,
             dispatch,
             node_timeout_ms,
@@ -343,9 +434,13 @@ impl Builder<'_> {
         let mut r = Redlock::seed_000(ids);
         r.ttl_ms = self.positive(*ttl_ms, "ttl_ms")?;
         r.drift_ppm = *drift_ppm;
+        r.drift_extra_ms = *drift_extra_ms;
+        r.drift_rounding = *drift_rounding;
         r.clock = *clock;
         r.dispatch = *dispatch;
-        r.node_timeout_ms = self.positive(*node_timeout_ms, "node_timeout_ms")?;
+        r.node_timeout_ms = node_timeout_ms
+            .map(|ms| self.positive(ms, "node_timeout_ms"))
+            .transpose()?;
         r.retry_ms = self.retry_delays(retry_ms)?;
         r.acquire_timeout_ms = *acquire_timeout_ms;
         r.max_attempts = self.max_attempts(*max_attempts)?;
@@ -413,7 +508,9 @@ impl Builder<'_> {
             retry_ms: self.retry_delays(retry_ms)?,
             acquire_timeout_ms: *acquire_timeout_ms,
             max_attempts: self.max_attempts(*max_attempts)?,
-            request_timeout_ms: self.positive(*request_timeout_ms, "request_timeout_ms")?,
+            request_timeout_ms: request_timeout_ms
+                .map(|ms| self.positive(ms, "request_timeout_ms"))
+                .transpose()?,
             fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
             sentinel: match (via_sentinel, &self.scenario.sentinel) {
                 (false, _) => None,
@@ -471,7 +568,7 @@ mod tests {
         else {
             panic!("a single-node spec");
         };
-        assert_eq!((retry_ms, request_timeout_ms), (vec![100], 1_000));
+        assert_eq!((retry_ms, request_timeout_ms), (vec![100], Some(1_000)));
         assert_eq!(release, Release::OwnerChecked);
     }
 

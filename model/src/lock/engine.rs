@@ -36,6 +36,20 @@ impl ClockKind {
     }
 }
 
+/// An optional duration printed as a required one was (the value alone; `None` only when
+/// there is none), so that a parameter made optional keeps the `Debug` text, and with it
+/// the model hash, of every world that sets it.
+pub struct OptionalMs(pub Option<u64>);
+
+impl std::fmt::Debug for OptionalMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(ms) => ms.fmt(f),
+            None => f.write_str("None"),
+        }
+    }
+}
+
 /// A local deadline: the client believes it holds the lock until this reading of its clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Deadline {

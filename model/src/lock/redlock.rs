@@ -2,7 +2,7 @@
 //!
 //! The idea: the lock is `SET key owner NX PX ttl` on N independent masters. An attempt
 //! reads the client's clock (T1), asks every node, and when it has its answers computes
-//! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` and `validity = ttl -
+//! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` (the constant is a parameter) and `validity = ttl -
 //! elapsed - drift`; it holds the lock iff a quorum (N/2+1) said OK and `validity > 0`, and
 //! believes it until `now + validity` (= T1 + ttl - drift) on that same clock: the seed
 //! returns `validity` at the end of the attempt as the time left from then, as the Redis
@@ -63,7 +63,7 @@ mod watchdog;
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
-use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
+use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo, OptionalMs};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::{LocalNow, ProcessId};
@@ -84,18 +84,23 @@ pub enum Dispatch {
 }
 
 /// Parameters of Redlock.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Redlock {
     /// The masters, in the order a sequential attempt asks them.
     pub nodes: Vec<ProcessId>,
     pub ttl_ms: u64,
     /// The clock drift factor in parts per million of the TTL (seed: 0.01 = 10 000).
     pub drift_ppm: u32,
+    /// Added to the drift (seed 000, the Redis documentation, node-redlock: 2 ms; redsync
+    /// v4: none).
+    pub drift_extra_ms: u64,
+    pub drift_rounding: DriftRounding,
     /// The clock `elapsed` and the validity deadline are measured on.
     pub clock: ClockKind,
     pub dispatch: Dispatch,
-    /// A request without an answer after this long counts as failed (seed: 2 s).
-    pub node_timeout_ms: u64,
+    /// A request without an answer after this long counts as failed (seed: 2 s; `None`:
+    /// the client waits for ever, as node-redlock, which sets no timeout, does).
+    pub node_timeout_ms: Option<u64>,
     /// The delay before the next attempt: one of these (seed: 0.5 s; several: random).
     pub retry_ms: Vec<u64>,
     /// Stop starting attempts after this long (`None`: never; seed: 10 s).
@@ -104,6 +109,48 @@ pub struct Redlock {
     /// node-redlock: `retryCount` + 1).
     pub max_attempts: Option<u16>,
     pub watchdog: Option<Watchdog>,
+}
+
+/// The seed's constant term of the drift, `+ 2 ms`.
+const SEED_DRIFT_EXTRA_MS: u64 = 2;
+
+/// As derived, with the fields added for client-library profiles only when they differ
+/// from the seed's: the text of a seed Redlock (which a world's model hash is made of) is
+/// what it always was.
+impl std::fmt::Debug for Redlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Redlock");
+        d.field("nodes", &self.nodes)
+            .field("ttl_ms", &self.ttl_ms)
+            .field("drift_ppm", &self.drift_ppm);
+        if self.drift_extra_ms != SEED_DRIFT_EXTRA_MS {
+            d.field("drift_extra_ms", &self.drift_extra_ms);
+        }
+        if self.drift_rounding != DriftRounding::Up {
+            d.field("drift_rounding", &self.drift_rounding);
+        }
+        d.field("clock", &self.clock)
+            .field("dispatch", &self.dispatch)
+            .field("node_timeout_ms", &OptionalMs(self.node_timeout_ms))
+            .field("retry_ms", &self.retry_ms)
+            .field("acquire_timeout_ms", &self.acquire_timeout_ms)
+            .field("max_attempts", &self.max_attempts)
+            .field("watchdog", &self.watchdog)
+            .finish()
+    }
+}
+
+/// How `ttl * drift factor` becomes whole milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftRounding {
+    /// Up (the seed's modelling choice: the validity is never longer than the seed's).
+    Up,
+    /// To the nearest, halves up (node-redlock's `Math.round`).
+    Nearest,
+    /// Down (redsync's `time.Duration(float64(expiry) * driftFactor)` in nanoseconds, taken
+    /// to whole milliseconds).
+    Down,
 }
 
 /// Where a Redlock engine is.
@@ -168,9 +215,11 @@ impl Redlock {
             nodes,
             ttl_ms: 30_000,
             drift_ppm: 10_000,
+            drift_extra_ms: SEED_DRIFT_EXTRA_MS,
+            drift_rounding: DriftRounding::Up,
             clock: ClockKind::Monotonic,
             dispatch: Dispatch::Sequential,
-            node_timeout_ms: 2_000,
+            node_timeout_ms: Some(2_000),
             retry_ms: vec![500],
             acquire_timeout_ms: Some(10_000),
             max_attempts: None,
@@ -183,9 +232,16 @@ impl Redlock {
         self.nodes.len() / 2 + 1
     }
 
-    /// `ttl * drift factor` rounded up, plus 2 ms.
+    /// `ttl * drift factor` in whole ms (rounded as `drift_rounding` says), plus the extra
+    /// drift (2 ms in the seed).
     pub fn drift_ms(&self) -> i64 {
-        (self.ttl_ms * u64::from(self.drift_ppm)).div_ceil(1_000_000) as i64 + 2
+        let scaled = self.ttl_ms * u64::from(self.drift_ppm);
+        let factor_ms = match self.drift_rounding {
+            DriftRounding::Up => scaled.div_ceil(1_000_000),
+            DriftRounding::Nearest => (scaled + 500_000) / 1_000_000,
+            DriftRounding::Down => scaled / 1_000_000,
+        };
+        (factor_ms + self.drift_extra_ms) as i64
     }
 
     /// `ttl - elapsed - drift`.
@@ -209,9 +265,10 @@ impl Redlock {
         }
     }
 
-    fn timeout_ms(&self, kind: Kind) -> u64 {
+    /// How long a try of a `kind` sweep waits for its answer (`None`: for ever).
+    fn timeout_ms(&self, kind: Kind) -> Option<u64> {
         match (kind, &self.watchdog) {
-            (Kind::Renew, Some(dog)) => dog.timeout_ms,
+            (Kind::Renew, Some(dog)) => Some(dog.timeout_ms),
             _ => self.node_timeout_ms,
         }
     }

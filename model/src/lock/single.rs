@@ -7,7 +7,7 @@
 //! release goes to the node that granted the lock. The client believes it holds the lock
 //! until it releases: there is no validity.
 
-use super::engine::{Engine, LockEvent, LockIo};
+use super::engine::{Engine, LockEvent, LockIo, OptionalMs};
 use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::ProcessId;
@@ -23,7 +23,7 @@ pub enum Release {
 }
 
 /// Parameters of the single-node lock.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SingleNode {
     pub node: ProcessId,
     pub ttl_ms: u64,
@@ -36,12 +36,32 @@ pub struct SingleNode {
     /// Give up after this many failed attempts (`None`: never), as redsync's `tries` and
     /// node-redlock's `retryCount` do.
     pub max_attempts: Option<u16>,
-    /// A request without an answer after this long counts as failed.
-    pub request_timeout_ms: u64,
+    /// A request without an answer after this long counts as failed (`None`: the client
+    /// waits for ever, as redis-py without a `socket_timeout` does).
+    pub request_timeout_ms: Option<u64>,
     /// Acquire with the fenced script, incrementing this counter key for the token.
     pub fencing_counter: Option<Vec<u8>>,
     /// Ask this Sentinel for the master before each attempt (else use `node`).
     pub sentinel: Option<ProcessId>,
+}
+
+/// As derived, with an optional request timeout written as the always-set one was: the
+/// text of a lock with a timeout (which a world's model hash is made of) is what it
+/// always was.
+impl std::fmt::Debug for SingleNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SingleNode")
+            .field("node", &self.node)
+            .field("ttl_ms", &self.ttl_ms)
+            .field("release", &self.release)
+            .field("retry_ms", &self.retry_ms)
+            .field("acquire_timeout_ms", &self.acquire_timeout_ms)
+            .field("max_attempts", &self.max_attempts)
+            .field("request_timeout_ms", &OptionalMs(self.request_timeout_ms))
+            .field("fencing_counter", &self.fencing_counter)
+            .field("sentinel", &self.sentinel)
+            .finish()
+    }
 }
 
 /// Where a single-node engine is. `failed` counts the failed attempts of this acquire when
@@ -88,7 +108,7 @@ impl SingleNode {
             retry_ms: vec![100],
             acquire_timeout_ms: None,
             max_attempts: None,
-            request_timeout_ms: 1_000,
+            request_timeout_ms: Some(1_000),
             fencing_counter: None,
             sentinel: None,
         }
@@ -101,7 +121,7 @@ impl SingleNode {
             Some(sentinel) => {
                 *state = SingleState::Discovering { tag, failed };
                 io.send(sentinel, Msg::AskMaster);
-                io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
+                self.time_request(tag, io);
             }
             None => self.send_acquire(state, self.node, tag, failed, io),
         }
@@ -132,7 +152,14 @@ impl SingleNode {
             }),
         };
         io.request(node, tag, command);
-        io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
+        self.time_request(tag, io);
+    }
+
+    /// Arms request `tag`'s timeout, if requests have one.
+    fn time_request(&self, tag: u16, io: &mut LockIo) {
+        if let Some(timeout_ms) = self.request_timeout_ms {
+            io.set_timer(LockTimer::RequestTimeout(tag), timeout_ms);
+        }
     }
 
     /// Attempt `tag`, after `failed` failed ones, failed too: wait a retry delay, or give up
@@ -200,10 +227,7 @@ impl Engine for SingleNode {
             },
         };
         io.request(node, RELEASE_TAG, command);
-        io.set_timer(
-            LockTimer::RequestTimeout(RELEASE_TAG),
-            self.request_timeout_ms,
-        );
+        self.time_request(RELEASE_TAG, io);
     }
 
     fn on_reply(

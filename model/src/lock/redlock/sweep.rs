@@ -35,6 +35,10 @@ impl Kind {
     }
 }
 
+/// The deadline of a try that never times out (a library without a request timeout, such
+/// as node-redlock): it is never overdue, arms no timer and hashes as one value.
+pub const NO_DEADLINE: i64 = i64::MAX;
+
 /// One node's part in a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {
@@ -202,7 +206,7 @@ impl Sweep {
         self.slots
             .iter()
             .filter_map(|s| match *s {
-                Slot::Sent { deadline_ms, .. } => Some(deadline_ms),
+                Slot::Sent { deadline_ms, .. } if deadline_ms != NO_DEADLINE => Some(deadline_ms),
                 _ => None,
             })
             .min()
@@ -249,6 +253,10 @@ impl Sweep {
     /// Hashes the slot in position `i`, its deadline as the time left at `mono_now_ms`.
     pub fn hash_slot(&self, i: usize, mono_now_ms: i64, h: &mut FpHasher) {
         match self.slots[i] {
+            Slot::Sent {
+                try_no,
+                deadline_ms,
+            } if deadline_ms == NO_DEADLINE => (1u8, try_no, -1i64).hash(h),
             Slot::Sent {
                 try_no,
                 deadline_ms,

@@ -2,7 +2,7 @@
 //! and the engine keeps one timer, `SweepTimeout`, at the earliest of them; when it fires,
 //! every try past its deadline fails in that one event.
 
-use super::sweep::{Kind, Outcome, Sweep};
+use super::sweep::{Kind, Outcome, Sweep, NO_DEADLINE};
 use super::{Redlock, RedlockState};
 use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
@@ -11,9 +11,14 @@ impl Redlock {
     /// The deadline of a try of a `kind` sweep sent now, on the monotonic clock (the one
     /// timers run on).
     pub(super) fn deadline(&self, kind: Kind, io: &LockIo) -> i64 {
-        io.now()
-            .mono_ms
-            .saturating_add(self.timeout_ms(kind).min(i64::MAX as u64) as i64)
+        match self.timeout_ms(kind) {
+            None => NO_DEADLINE,
+            Some(timeout_ms) => io
+                .now()
+                .mono_ms
+                .saturating_add(timeout_ms.min(i64::MAX as u64) as i64)
+                .min(NO_DEADLINE - 1),
+        }
     }
 
     /// Runs `step` and then sets the `SweepTimeout` timer to the earliest deadline of the

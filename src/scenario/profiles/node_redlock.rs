@@ -1,0 +1,54 @@
+//! node-redlock (npm `redlock`) v4's `lock(resource, ttl)`, read from `redlock.js` at tag
+//! v4.2.0; v4.0.0 and v4.1.0 behave the same (v4.2.0 adds `lockWithOptions` and `EVALSHA`).
+//!
+//! - Defaults (58-63): drift factor 0.01, `retryCount` 10, `retryDelay` 200 ms,
+//!   `retryJitter` 100 ms; the delay is `retryDelay + floor((random*2 - 1) * retryJitter)`
+//!   (428), every whole ms from 100 to 299.
+//! - `_lock` (347-445): each attempt takes `start = Date.now()` (the **wall** clock), sends
+//!   the acquire script (`SET key value PX ttl` unless the key exists) to every server at
+//!   once and waits for every callback; `drift = Math.round(driftFactor * ttl) + 2`, and it
+//!   holds iff `votes >= quorum && start + ttl - drift > Date.now()` (419). A failed
+//!   attempt runs the unlock script on every server, then retries while `attempts <=
+//!   retryCount`: 11 attempts in all (427).
+//! - There is no request timeout: a server that never answers holds the attempt for ever.
+//! - `ttl` has no default: the caller gives it.
+//! - `extend` is the caller's to call; `unlock` is the compare-and-delete script on every
+//!   server, once.
+//!
+//! Left out: `extend` (which also unlocks on every server after a failed attempt, so a
+//! failed extend gives the lock up).
+
+use super::{derives_nothing, Profile, ProtocolSpec};
+use lockcheck_model::lock::redlock::{Dispatch, DriftRounding};
+use lockcheck_model::lock::ClockKind;
+
+pub const V4: Profile = Profile {
+    library: "node-redlock",
+    versions: "4.0 to 4.2",
+    first: [4, 0, 0],
+    last: [4, 2, u32::MAX],
+    summary: "Redlock on every server at once, waiting for every answer (no timeout): 11 attempts 100 to 299 ms apart, drift round(ttl/100) + 2 ms on the wall clock (Date.now())",
+    defaults,
+    required: &[(
+        "ttl_ms",
+        "node-redlock's `lock(resource, ttl)` has no default TTL: give the `ttl` the code passes",
+    )],
+    derive: derives_nothing,
+};
+
+fn defaults() -> ProtocolSpec {
+    ProtocolSpec::Redlock {
+        nodes: Vec::new(),
+        ttl_ms: 0,
+        drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Nearest,
+        clock: ClockKind::Wall,
+        dispatch: Dispatch::Multiplexed,
+        node_timeout_ms: None,
+        retry_ms: (100..300).collect(),
+        acquire_timeout_ms: None,
+        max_attempts: Some(11),
+        watchdog: None,
+    }
+}

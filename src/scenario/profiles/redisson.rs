@@ -1,0 +1,66 @@
+//! Redisson's `RLock` (`getLock(name)`): the `redisson` protocol kind, whose model reads
+//! `RedissonLock.java` and `RedissonBaseLock.java` at tag redisson-3.17.7 (seed 003's
+//! version). Two generations differ in the watchdog: up to 3.43 a renewal that fails
+//! with an error stops the renewals for good; from 3.44 the watchdog logs it and renews
+//! again at the next tick. `lock()` with the 30 s `lockWatchdogTimeout`, a 3 s `timeout`,
+//! no lease and no wait time are the defaults; `lease_ms` and `wait_ms` are
+//! `lock(leaseTime)` and `tryLock(waitTime, ...)`.
+//!
+//! The 3.17 profile covers 3.17.2 to 3.17.7: 3.17.0 and 3.17.1 count a thread's watchdog
+//! entry wrongly (fixed in 3.17.2, 6ca90567c). The 3.44 profile is 3.44.x, where the
+//! renewal error no longer stops the watchdog (597d604a3, `RenewalTask.run`).
+
+use super::{derives_nothing, Profile, ProtocolSpec};
+use lockcheck_model::lock::redisson::Generation;
+
+pub const V3_17: Profile = Profile {
+    library: "redisson",
+    versions: "3.17.2 to 3.17.7",
+    first: [3, 17, 2],
+    last: [3, 17, 7],
+    summary: "RLock: a hash with a re-entry count, the 30 s watchdog renewing every 10 s, stopping for good after a renewal error",
+    defaults: up_to_3_43,
+    required: &[],
+    derive: derives_nothing,
+};
+
+pub const V3_44: Profile = Profile {
+    library: "redisson",
+    versions: "3.44",
+    first: [3, 44, 0],
+    last: [3, 44, u32::MAX],
+    summary:
+        "RLock as in 3.17, but the watchdog renews again at the next tick after a renewal error",
+    defaults: from_3_44,
+    required: &[],
+    derive: derives_nothing,
+};
+
+fn up_to_3_43() -> ProtocolSpec {
+    with_generation(Generation::UpTo3_43)
+}
+
+fn from_3_44() -> ProtocolSpec {
+    with_generation(Generation::From3_44)
+}
+
+fn with_generation(generation: Generation) -> ProtocolSpec {
+    match ProtocolSpec::redisson_lock("") {
+        ProtocolSpec::Redisson {
+            node,
+            lease_ms,
+            watchdog_timeout_ms,
+            wait_ms,
+            request_timeout_ms,
+            ..
+        } => ProtocolSpec::Redisson {
+            node,
+            lease_ms,
+            watchdog_timeout_ms,
+            wait_ms,
+            generation,
+            request_timeout_ms,
+        },
+        _ => unreachable!("redisson_lock is a Redisson spec"),
+    }
+}

@@ -1,0 +1,304 @@
+//! Client-library profiles (`library = "redsync"`, `version = "4.17"`): a profile stands for
+//! its version's protocol and defaults, a field of the table overrides one of them, a
+//! default that follows another field follows it, the table is written back as given, bad
+//! tables are refused naming the line and the field, and two libraries answer the same
+//! question differently.
+
+use lockcheck::check::{check, Mode};
+use lockcheck::scenario::file::scenario_from_toml;
+use lockcheck::scenario::{builtin, ProtocolSpec, Scenario};
+use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, Redlock};
+use lockcheck_model::lock::single::Release;
+use lockcheck_model::lock::ClockKind;
+use lockcheck_sim::world::WorldAction;
+use lockcheck_sim::Outcome;
+use serde_json::json;
+
+/// A scenario file with three nodes and one client whose protocol table is `protocol`.
+fn file_with(protocol: &str) -> String {
+    format!(
+        r#"name = "profile"
+description = "one client of a library"
+
+[[nodes]]
+name = "redis-1"
+[[nodes]]
+name = "redis-2"
+[[nodes]]
+name = "redis-3"
+
+[[clients]]
+name = "p1"
+[clients.protocol]
+{protocol}
+[clients.workload]
+locks = ["order_lock"]
+work_ms = [1000]
+
+[[oracles]]
+kind = "me-lock"
+"#
+    )
+}
+
+const NODES: &str = r#"nodes = ["redis-1", "redis-2", "redis-3"]"#;
+
+fn protocol_of(text: &str) -> ProtocolSpec {
+    let s = scenario_from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    s.clients[0].protocol.clone()
+}
+
+#[test]
+fn redsync_stands_for_its_mutex_defaults() {
+    let p = protocol_of(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4.17\"\n{NODES}"
+    )));
+    let ProtocolSpec::Redlock {
+        ttl_ms,
+        drift_ppm,
+        drift_extra_ms,
+        drift_rounding,
+        clock,
+        dispatch,
+        node_timeout_ms,
+        retry_ms,
+        acquire_timeout_ms,
+        max_attempts,
+        watchdog,
+        ..
+    } = p.resolved().clone()
+    else {
+        panic!("redsync is Redlock: {p:?}");
+    };
+    assert_eq!((ttl_ms, drift_ppm, drift_extra_ms), (8_000, 10_000, 0));
+    assert_eq!(drift_rounding, DriftRounding::Down);
+    assert_eq!(
+        (clock, dispatch),
+        (ClockKind::Monotonic, Dispatch::Multiplexed)
+    );
+    // expiry * timeoutFactor (0.05).
+    assert_eq!(node_timeout_ms, Some(400));
+    assert_eq!(retry_ms, (50..=249).collect::<Vec<u64>>());
+    assert_eq!((acquire_timeout_ms, max_attempts), (None, Some(32)));
+    assert!(watchdog.is_none());
+}
+
+#[test]
+fn an_override_replaces_one_default_and_a_derived_default_follows_it() {
+    let p = protocol_of(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4\"\n{NODES}\nttl_ms = \"10s\"\nretry_ms = [100]"
+    )));
+    let ProtocolSpec::Redlock {
+        ttl_ms,
+        node_timeout_ms,
+        retry_ms,
+        max_attempts,
+        ..
+    } = p.resolved().clone()
+    else {
+        panic!("redsync is Redlock");
+    };
+    assert_eq!(
+        (ttl_ms, retry_ms, max_attempts),
+        (10_000, vec![100], Some(32))
+    );
+    // The per-node timeout is 5 % of the expiry given, not of the default one.
+    assert_eq!(node_timeout_ms, Some(500));
+    let p = protocol_of(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4.17.0\"\n{NODES}\nttl_ms = \"10s\"\nnode_timeout_ms = 50"
+    )));
+    let ProtocolSpec::Redlock {
+        node_timeout_ms, ..
+    } = p.resolved().clone()
+    else {
+        panic!("redsync is Redlock");
+    };
+    assert_eq!(node_timeout_ms, Some(50));
+}
+
+#[test]
+fn node_redlock_and_redis_py_stand_for_theirs() {
+    let p = protocol_of(&file_with(&format!(
+        "library = \"node-redlock\"\nversion = \"4.2.0\"\n{NODES}\nttl_ms = 1000"
+    )));
+    let ProtocolSpec::Redlock {
+        drift_extra_ms,
+        drift_rounding,
+        clock,
+        node_timeout_ms,
+        retry_ms,
+        max_attempts,
+        ..
+    } = p.resolved().clone()
+    else {
+        panic!("node-redlock is Redlock");
+    };
+    assert_eq!(
+        (drift_extra_ms, drift_rounding),
+        (2, DriftRounding::Nearest)
+    );
+    assert_eq!((clock, node_timeout_ms), (ClockKind::Wall, None));
+    assert_eq!(retry_ms, (100..=299).collect::<Vec<u64>>());
+    // retryCount 10: the first attempt and ten retries.
+    assert_eq!(max_attempts, Some(11));
+    let p = protocol_of(&file_with(
+        "library = \"redis-py\"\nversion = \"5.0.8\"\nnode = \"redis-1\"\nttl_ms = \"5s\"",
+    ));
+    let ProtocolSpec::SingleNode {
+        node,
+        ttl_ms,
+        release,
+        retry_ms,
+        acquire_timeout_ms,
+        request_timeout_ms,
+        ..
+    } = p.resolved().clone()
+    else {
+        panic!("redis-py is the single-node lock");
+    };
+    assert_eq!((node.as_str(), ttl_ms), ("redis-1", 5_000));
+    assert_eq!((release, retry_ms), (Release::OwnerChecked, vec![100]));
+    assert_eq!((acquire_timeout_ms, request_timeout_ms), (None, None));
+}
+
+#[test]
+fn the_drift_is_rounded_as_each_library_rounds_it() {
+    let mut r = Redlock::seed_000(vec![0, 1, 2]);
+    r.ttl_ms = 10_040; // 1 % is 100.4 ms
+    assert_eq!(r.drift_ms(), 101 + 2, "the seed: up, plus 2 ms");
+    r.drift_rounding = DriftRounding::Nearest;
+    assert_eq!(r.drift_ms(), 100 + 2, "node-redlock: Math.round, plus 2 ms");
+    r.drift_rounding = DriftRounding::Down;
+    r.drift_extra_ms = 0;
+    assert_eq!(r.drift_ms(), 100, "redsync: truncated, nothing added");
+    r.ttl_ms = 10_050;
+    r.drift_rounding = DriftRounding::Nearest;
+    assert_eq!(r.drift_ms(), 101, "a half rounds up, as Math.round does");
+}
+
+#[test]
+fn a_profile_is_written_back_as_given_and_reads_back_equal() {
+    let s = scenario_from_toml(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4.17\"\n{NODES}\nttl_ms = \"10s\""
+    )))
+    .unwrap();
+    let written = serde_json::to_value(&s.clients[0].protocol).unwrap();
+    assert_eq!(
+        written,
+        json!({
+            "library": "redsync",
+            "version": "4.17",
+            "nodes": ["redis-1", "redis-2", "redis-3"],
+            "ttl_ms": 10_000,
+        })
+    );
+    let back: Scenario = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(back, s);
+    // The same override written as a number is the same scenario.
+    let same = scenario_from_toml(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4.17\"\n{NODES}\nttl_ms = 10000"
+    )))
+    .unwrap();
+    assert_eq!(same, s);
+    // An override that the kind writes only when it differs from the kind's default (2 ms)
+    // is kept: it is not redsync's default (0 ms).
+    let p = protocol_of(&file_with(&format!(
+        "library = \"redsync\"\nversion = \"4.17\"\n{NODES}\ndrift_extra_ms = 2"
+    )));
+    let back: ProtocolSpec = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
+    let ProtocolSpec::Redlock { drift_extra_ms, .. } = back.resolved().clone() else {
+        panic!("redsync is Redlock");
+    };
+    assert_eq!(drift_extra_ms, 2);
+}
+
+/// The error for a protocol table: its field and message.
+fn refused(protocol: &str) -> (String, String, usize) {
+    let text = file_with(protocol);
+    let e = scenario_from_toml(&text).expect_err("refused");
+    (
+        e.field.clone().unwrap_or_default(),
+        e.message.clone(),
+        e.line.unwrap_or(0),
+    )
+}
+
+#[test]
+fn bad_profiles_are_refused_naming_the_line_and_the_field() {
+    let protocol_line = 14; // the first line of the protocol table in `file_with`
+    let (field, message, line) =
+        refused(&format!("library = \"redlok\"\nversion = \"4\"\n{NODES}"));
+    assert_eq!(field, "clients[0].protocol.library", "{message}");
+    assert!(message.contains("no profile for `redlok`"), "{message}");
+    assert!(
+        message.contains("redsync, node-redlock, redis-py, redisson"),
+        "{message}"
+    );
+    assert_eq!(line, protocol_line);
+    let (field, message, line) = refused(&format!(
+        "library = \"redsync\"\nversion = \"3.1\"\n{NODES}"
+    ));
+    assert_eq!(field, "clients[0].protocol.version", "{message}");
+    assert!(message.contains("redsync` 3.1 has no profile"), "{message}");
+    assert!(message.contains("4.7.1 to 4.17"), "{message}");
+    assert_eq!(line, protocol_line + 1);
+    let (field, message, _) = refused(&format!("library = \"redsync\"\n{NODES}"));
+    assert_eq!(field, "clients[0].protocol.version", "{message}");
+    let (_, message, _) = refused(&format!(
+        "kind = \"redlock\"\nlibrary = \"redsync\"\nversion = \"4\"\n{NODES}"
+    ));
+    assert!(message.contains("remove `kind`"), "{message}");
+    let (field, message, line) = refused(&format!(
+        "library = \"redsync\"\nversion = \"4\"\n{NODES}\nretry_delay_ms = 5"
+    ));
+    assert_eq!(field, "clients[0].protocol.retry_delay_ms", "{message}");
+    assert!(message.contains("unknown field"), "{message}");
+    assert_eq!(line, protocol_line + 3);
+    let (field, message, _) = refused(&format!(
+        "library = \"node-redlock\"\nversion = \"4\"\n{NODES}"
+    ));
+    assert_eq!(field, "clients[0].protocol.ttl_ms", "{message}");
+    assert!(message.contains("no default TTL"), "{message}");
+    let (_, message, _) = refused("library = \"redsync\"\nversion = \"4\"");
+    assert!(message.contains("missing field `nodes`"), "{message}");
+    let (_, message, _) = refused(&format!(
+        "library = \"redsync\"\nversion = \"4.x\"\n{NODES}"
+    ));
+    assert!(message.contains("is not a version"), "{message}");
+}
+
+#[test]
+fn the_same_clock_step_breaks_node_redlock_and_not_redsync() {
+    let broken = check(
+        &builtin::by_name("node-redlock-wall-clock-step").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(broken.violated(), Some("me-lock"));
+    // The counterexample steps p1's wall clock back once it holds the lock, and p2 acquires
+    // more than 9 s later: node-redlock's p1 still believes its 10 s lock then.
+    let (_, path) = broken.violations()[0];
+    let steps: Vec<_> = path.steps.iter().map(|s| &s.action).collect();
+    assert!(
+        steps.iter().any(|a| matches!(
+            a,
+            WorldAction::ClockStep {
+                delta_ms: -8_000,
+                ..
+            }
+        )),
+        "{steps:?}"
+    );
+    assert!(path.states.last().unwrap().now_ms > 10_000);
+    let safe = check(
+        &builtin::by_name("redsync-wall-clock-step").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(safe.violated(), None);
+    assert_eq!(safe.report.outcome, Outcome::Complete);
+    assert!(
+        safe.report.hollow().is_empty(),
+        "every-client-done is witnessed"
+    );
+}
