@@ -55,11 +55,14 @@
 //! be before its own timeout. Which node timed out is then never a matter of timer order,
 //! which is what lets interchangeable nodes be renamed (symmetry reduction).
 
+mod drift;
 mod sweep;
 mod symmetry;
 mod timeouts;
 mod watchdog;
 
+pub use drift::DriftRounding;
+use drift::SEED_DRIFT_EXTRA_MS;
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
@@ -111,9 +114,6 @@ pub struct Redlock {
     pub watchdog: Option<Watchdog>,
 }
 
-/// The seed's constant term of the drift, `+ 2 ms`.
-const SEED_DRIFT_EXTRA_MS: u64 = 2;
-
 /// As derived, with the fields added for client-library profiles only when they differ
 /// from the seed's: the text of a seed Redlock (which a world's model hash is made of) is
 /// what it always was.
@@ -138,19 +138,6 @@ impl std::fmt::Debug for Redlock {
             .field("watchdog", &self.watchdog)
             .finish()
     }
-}
-
-/// How `ttl * drift factor` becomes whole milliseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DriftRounding {
-    /// Up (the seed's modelling choice: the validity is never longer than the seed's).
-    Up,
-    /// To the nearest, halves up (node-redlock's `Math.round`).
-    Nearest,
-    /// Down (redsync's `time.Duration(float64(expiry) * driftFactor)` in nanoseconds, taken
-    /// to whole milliseconds).
-    Down,
 }
 
 /// Where a Redlock engine is.
@@ -230,23 +217,6 @@ impl Redlock {
     /// The quorum: a majority of the nodes.
     pub fn quorum(&self) -> usize {
         self.nodes.len() / 2 + 1
-    }
-
-    /// `ttl * drift factor` in whole ms (rounded as `drift_rounding` says), plus the extra
-    /// drift (2 ms in the seed).
-    pub fn drift_ms(&self) -> i64 {
-        let scaled = self.ttl_ms * u64::from(self.drift_ppm);
-        let factor_ms = match self.drift_rounding {
-            DriftRounding::Up => scaled.div_ceil(1_000_000),
-            DriftRounding::Nearest => (scaled + 500_000) / 1_000_000,
-            DriftRounding::Down => scaled / 1_000_000,
-        };
-        (factor_ms + self.drift_extra_ms) as i64
-    }
-
-    /// `ttl - elapsed - drift`.
-    pub fn validity_ms(&self, elapsed_ms: i64) -> i64 {
-        self.ttl_ms as i64 - elapsed_ms - self.drift_ms()
     }
 
     /// How many of the first nodes are asked one after another.
