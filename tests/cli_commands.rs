@@ -36,12 +36,49 @@ fn scenarios_lists_the_built_ins() {
 }
 
 #[test]
+fn profiles_lists_every_library_with_its_versions_and_defaults() {
+    let dir = workdir("profiles");
+    let out = lockcheck_in(&dir, &["profiles"]);
+    assert_eq!(out.code, 0);
+    for line in [
+        "redsync 4.7.1 to 4.17",
+        "  defaults (kind = \"redlock\"):",
+        "    node_timeout_ms = 400",
+        "    retry_ms = [50, 51, 52, …, 249]  (200 values)",
+        "node-redlock 4.0 to 4.2",
+        "  required: ttl_ms (node-redlock's `lock(resource, ttl)` has no default TTL: give the `ttl` the code passes)",
+        "    node_timeout_ms = \"never\"",
+        "redis-py 4.3.4 to 7.4",
+        "redisson 3.44",
+    ] {
+        assert!(out.stdout.lines().any(|l| l == line), "{line}\n{}", out.stdout);
+    }
+    let j = json(&lockcheck_in(&dir, &["profiles", "--json"]));
+    let redsync = &j.as_array().unwrap()[0];
+    assert_eq!(redsync["library"], "redsync");
+    assert_eq!(redsync["last"], "4.17");
+    assert_eq!(
+        redsync["defaults"]["retry_ms"].as_array().unwrap().len(),
+        200
+    );
+    assert_eq!(
+        redsync["defaults"]["acquire_timeout_ms"],
+        serde_json::Value::Null
+    );
+    // A required field is not listed among the defaults.
+    let node_redlock = &j.as_array().unwrap()[1];
+    assert_eq!(node_redlock["required"][0]["field"], "ttl_ms");
+    assert!(node_redlock["defaults"].get("ttl_ms").is_none());
+}
+
+#[test]
 fn help_and_version() {
     let dir = workdir("help");
     let out = lockcheck_in(&dir, &["--help"]);
     assert_eq!(out.code, 0);
     for c in [
         "scenarios",
+        "profiles",
         "check",
         "replay",
         "shrink",

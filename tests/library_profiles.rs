@@ -302,3 +302,124 @@ fn the_same_clock_step_breaks_node_redlock_and_not_redsync() {
         "every-client-done is witnessed"
     );
 }
+
+/// A TOML value for a field of the listing (`null`: absent, written "never").
+fn toml_value(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "\"never\"".into(),
+        other => other.to_string(),
+    }
+}
+
+#[test]
+fn each_listed_profile_is_what_its_defaults_written_as_a_kind_read_as() {
+    for profile in lockcheck::scenario::profiles::catalogue() {
+        let version = profile.versions.rsplit(' ').next().unwrap();
+        let mut kind_table = String::new();
+        let mut library_table = format!(
+            "library = \"{}\"\nversion = \"{version}\"\n",
+            profile.library
+        );
+        for (field, _) in profile.required {
+            library_table.push_str(&format!("{field} = 7000\n"));
+        }
+        let mut defaults = profile.resolved_defaults();
+        for (field, _) in profile.required {
+            defaults.insert(field.to_string(), json!(7000));
+        }
+        for (field, value) in &defaults {
+            // A `null` duration is a time that never comes; any other `null` is a field
+            // left out (none), as `lockcheck profiles` shows them.
+            if field.ends_with("_ms") || !value.is_null() {
+                kind_table.push_str(&format!("{field} = {}\n", toml_value(value)));
+            }
+        }
+        let nodes = if defaults["kind"] == "redlock" {
+            NODES.to_string()
+        } else {
+            "node = \"redis-1\"".to_string()
+        };
+        let from_library = protocol_of(&file_with(&format!("{library_table}{nodes}")));
+        let from_kind = protocol_of(&file_with(&format!("{kind_table}{nodes}")));
+        assert_eq!(
+            from_library.resolved(),
+            &from_kind,
+            "{} {}: the listed defaults are not the profile",
+            profile.library,
+            profile.versions
+        );
+    }
+}
+
+/// Two redis-py clients on one node: `holder` takes the lock at once and works 1 s; `waiter`
+/// starts 1 ms later, tries every 100 ms (each try 2 ms there and back) with a
+/// `blocking_timeout` of 1,021 ms, and `check` (if given) overrides when that timeout is
+/// checked. The key is free from 1,003 ms; the waiter's eleventh try starts at 1,021 ms,
+/// with its deadline, and is answered at 1,023 ms.
+fn blocking_timeout_world(check: Option<&str>) -> Scenario {
+    let check = check.map_or(String::new(), |c| format!("give_up_check = \"{c}\"\n"));
+    let text = format!(
+        r#"name = "blocking-timeout"
+description = "redis-py's blocking_timeout against a 1 s holder"
+[[nodes]]
+name = "redis"
+[[clients]]
+name = "holder"
+[clients.protocol]
+library = "redis-py"
+version = "5.3"
+node = "redis"
+ttl_ms = "10s"
+[clients.workload]
+locks = ["job"]
+work_ms = ["1s"]
+[[clients]]
+name = "waiter"
+[clients.protocol]
+library = "redis-py"
+version = "5.3"
+node = "redis"
+ttl_ms = "10s"
+acquire_timeout_ms = 1021
+{check}[clients.workload]
+locks = ["job"]
+start_after_ms = 1
+work_ms = [10]
+[[oracles]]
+kind = "no-give-up"
+[[oracles]]
+kind = "every-client-done"
+"#
+    );
+    scenario_from_toml(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn redis_py_checks_its_blocking_timeout_before_sleeping_never_during_a_try() {
+    // redis-py: after the tenth failed try (at 921 ms, 920 ms in) the next would start at
+    // 1,021 ms, not past the timeout: it sleeps, and its eleventh try gets the lock.
+    let before_sleep = check(&blocking_timeout_world(None), Mode::Exhaustive).unwrap();
+    assert_eq!(before_sleep.violated(), None);
+    assert_eq!(before_sleep.report.outcome, Outcome::Complete);
+    assert!(
+        before_sleep.report.hollow().is_empty(),
+        "both clients finish"
+    );
+    // Checked when the timeout passes instead, the try in flight is cut short and the
+    // waiter gives up 2 ms before its answer.
+    let at_deadline = check(
+        &blocking_timeout_world(Some("at_deadline")),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(at_deadline.violated(), Some("no-give-up"));
+}
+
+#[test]
+fn a_timeout_checked_before_sleeping_needs_one_retry_delay() {
+    let (field, message, _) = refused(
+        "library = \"redis-py\"\nversion = \"7.4\"\nnode = \"redis-1\"\nttl_ms = 1000\nretry_ms = [50, 150]\nacquire_timeout_ms = 500",
+    );
+    assert_eq!(field, "clients[0].protocol.give_up_check", "{message}");
+    assert!(message.contains("give `retry_ms` one value"), "{message}");
+}

@@ -30,6 +30,9 @@ pub struct Cli {
 pub enum Command {
     /// List the built-in scenarios with a one-line description.
     Scenarios,
+    /// List the client-library profiles a protocol table may name (`library`, `version`),
+    /// with their defaults.
+    Profiles,
     /// Show a built-in scenario, or export it as a scenario file (`--toml`).
     Show(ShowArgs),
     /// Check a scenario: exhaustively (breadth-first, shortest counterexample) or by seeded

@@ -15,6 +15,7 @@ mod explain;
 mod grid;
 mod loaded;
 mod merge;
+mod profiles;
 mod replay;
 mod rerun;
 mod scenarios;
@@ -67,6 +68,7 @@ pub fn run(cli: &Cli) -> Result<Output, CliError> {
 fn run_command(cli: &Cli) -> Result<Output, CliError> {
     match &cli.command {
         Command::Scenarios => Ok(scenarios::cmd_scenarios()),
+        Command::Profiles => Ok(profiles::cmd_profiles()),
         Command::Show(a) => show::cmd_show(a),
         Command::Completions(a) => Ok(conventions::cmd_completions(a)),
         Command::Man => Ok(conventions::cmd_man()),

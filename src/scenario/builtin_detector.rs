@@ -49,6 +49,7 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
         release: Release::OwnerChecked,
         retry_ms: vec![500],
         acquire_timeout_ms,
+        give_up_check: GiveUpCheck::AtDeadline,
         max_attempts: None,
         request_timeout_ms: Some(1_000),
         fencing_counter: None,

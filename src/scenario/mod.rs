@@ -35,7 +35,7 @@ pub use oracle::{Oracle, OracleSpec};
 pub use protocol::{ProtocolSpec, WatchdogSpec};
 
 use lockcheck_model::lock::redisson::Generation;
-use lockcheck_model::lock::single::Release;
+use lockcheck_model::lock::single::{GiveUpCheck, Release};
 use lockcheck_model::lock::ClockKind;
 use lockcheck_model::node::Persistence;
 use serde::{Deserialize, Serialize};

@@ -33,6 +33,8 @@ pub struct SingleNode {
     pub retry_ms: Vec<u64>,
     /// Give up acquiring after this long (`None`: never).
     pub acquire_timeout_ms: Option<u64>,
+    /// When the acquire timeout is checked.
+    pub give_up_check: GiveUpCheck,
     /// Give up after this many failed attempts (`None`: never), as redsync's `tries` and
     /// node-redlock's `retryCount` do.
     pub max_attempts: Option<u16>,
@@ -50,13 +52,16 @@ pub struct SingleNode {
 /// always was.
 impl std::fmt::Debug for SingleNode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SingleNode")
-            .field("node", &self.node)
+        let mut d = f.debug_struct("SingleNode");
+        d.field("node", &self.node)
             .field("ttl_ms", &self.ttl_ms)
             .field("release", &self.release)
             .field("retry_ms", &self.retry_ms)
-            .field("acquire_timeout_ms", &self.acquire_timeout_ms)
-            .field("max_attempts", &self.max_attempts)
+            .field("acquire_timeout_ms", &self.acquire_timeout_ms);
+        if self.give_up_check != GiveUpCheck::AtDeadline {
+            d.field("give_up_check", &self.give_up_check);
+        }
+        d.field("max_attempts", &self.max_attempts)
             .field("request_timeout_ms", &OptionalMs(self.request_timeout_ms))
             .field("fencing_counter", &self.fencing_counter)
             .field("sentinel", &self.sentinel)
@@ -64,31 +69,66 @@ impl std::fmt::Debug for SingleNode {
     }
 }
 
-/// Where a single-node engine is. `failed` counts the failed attempts of this acquire when
-/// attempts are limited (else it stays 0, so states that differ only in it are one).
+/// When the acquire timeout makes the client give up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GiveUpCheck {
+    /// The moment it passes, an attempt in flight included.
+    AtDeadline,
+    /// After a failed attempt, when the next one would start after it (redis-py's
+    /// `blocking_timeout`: `next_try_at > stop_trying_at`, checked before sleeping); an
+    /// attempt in flight is never cut short. Needs one retry delay. A timer marks the first
+    /// instant from which the next try would start late: a failure in that very
+    /// millisecond goes either way (both orders are explored), as with any two events of
+    /// one instant.
+    BeforeSleep,
+}
+
+/// How far an acquire has got: `failed` counts its failed attempts when attempts are
+/// limited (else it stays 0, so states that differ only in it are one); `out_of_time`: with
+/// [`GiveUpCheck::BeforeSleep`], the next failure gives up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tries {
+    pub failed: u16,
+    pub out_of_time: bool,
+}
+
+/// Where a single-node engine is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SingleState {
     Idle,
     /// Asked Sentinel for the master, for acquire attempt `tag`.
     Discovering {
         tag: u16,
-        failed: u16,
+        tries: Tries,
     },
     /// Waiting for `node`'s answer to acquire attempt `tag`.
     Acquiring {
         tag: u16,
         node: ProcessId,
-        failed: u16,
+        tries: Tries,
     },
     /// Refused or timed out; the retry timer runs.
     Waiting {
         tag: u16,
-        failed: u16,
+        tries: Tries,
     },
     Holding {
         node: ProcessId,
     },
     Releasing,
+}
+
+impl SingleState {
+    /// The tries of an acquire under way.
+    fn tries_mut(&mut self) -> Option<&mut Tries> {
+        match self {
+            SingleState::Discovering { tries, .. }
+            | SingleState::Acquiring { tries, .. }
+            | SingleState::Waiting { tries, .. } => Some(tries),
+            SingleState::Idle | SingleState::Holding { .. } | SingleState::Releasing => None,
+        }
+    }
 }
 
 /// Acquire attempts alternate between two tags, so a late answer to the previous attempt is
@@ -107,6 +147,7 @@ impl SingleNode {
             release: Release::OwnerChecked,
             retry_ms: vec![100],
             acquire_timeout_ms: None,
+            give_up_check: GiveUpCheck::AtDeadline,
             max_attempts: None,
             request_timeout_ms: Some(1_000),
             fencing_counter: None,
@@ -114,16 +155,16 @@ impl SingleNode {
         }
     }
 
-    /// Starts attempt `tag` after `failed` failed ones: through Sentinel if there is one,
-    /// else straight to the node.
-    fn attempt(&self, state: &mut SingleState, tag: u16, failed: u16, io: &mut LockIo) {
+    /// Starts attempt `tag` after `tries`: through Sentinel if there is one, else straight
+    /// to the node.
+    fn attempt(&self, state: &mut SingleState, tag: u16, tries: Tries, io: &mut LockIo) {
         match self.sentinel {
             Some(sentinel) => {
-                *state = SingleState::Discovering { tag, failed };
+                *state = SingleState::Discovering { tag, tries };
                 io.send(sentinel, Msg::AskMaster);
                 self.time_request(tag, io);
             }
-            None => self.send_acquire(state, self.node, tag, failed, io),
+            None => self.send_acquire(state, self.node, tag, tries, io),
         }
     }
 
@@ -132,10 +173,10 @@ impl SingleNode {
         state: &mut SingleState,
         node: ProcessId,
         tag: u16,
-        failed: u16,
+        tries: Tries,
         io: &mut LockIo,
     ) {
-        *state = SingleState::Acquiring { tag, node, failed };
+        *state = SingleState::Acquiring { tag, node, tries };
         let command = match &self.fencing_counter {
             Some(counter) => Command::Script(LockScript::FencedAcquire {
                 key: io.key.to_vec(),
@@ -162,29 +203,47 @@ impl SingleNode {
         }
     }
 
-    /// Attempt `tag`, after `failed` failed ones, failed too: wait a retry delay, or give up
-    /// if that was the last attempt allowed.
+    /// Attempt `tag`, after `tries`, failed too: wait a retry delay, or give up if that was
+    /// the last attempt allowed or the next would start too late.
     fn retry_later(
         &self,
         state: &mut SingleState,
         tag: u16,
-        failed: u16,
+        mut tries: Tries,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        let Some(max) = self.max_attempts else {
-            *state = SingleState::Waiting { tag, failed: 0 };
-            io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
-            return None;
-        };
-        let failed = failed.saturating_add(1);
-        if failed >= max {
-            io.cancel_timer(LockTimer::AcquireDeadline);
-            *state = SingleState::Idle;
-            return Some(LockEvent::GaveUp);
+        if let Some(max) = self.max_attempts {
+            tries.failed = tries.failed.saturating_add(1);
+            if tries.failed >= max {
+                return self.give_up(state, io);
+            }
         }
-        *state = SingleState::Waiting { tag, failed };
+        if tries.out_of_time {
+            return self.give_up(state, io);
+        }
+        *state = SingleState::Waiting { tag, tries };
         io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
         None
+    }
+
+    fn give_up(&self, state: &mut SingleState, io: &mut LockIo) -> Option<LockEvent> {
+        io.cancel_timer(LockTimer::AcquireDeadline);
+        io.cancel_timer(LockTimer::Retry);
+        *state = SingleState::Idle;
+        Some(LockEvent::GaveUp)
+    }
+
+    /// When the acquire-deadline timer is set, from the start of the acquire: the timeout
+    /// itself, or (checked before sleeping) the first instant from which the next attempt
+    /// would start after it.
+    fn deadline_timer_ms(&self, timeout_ms: u64) -> u64 {
+        match self.give_up_check {
+            GiveUpCheck::AtDeadline => timeout_ms,
+            GiveUpCheck::BeforeSleep => {
+                let sleep_ms = self.retry_ms.iter().copied().max().unwrap_or(0);
+                (timeout_ms + 1).saturating_sub(sleep_ms)
+            }
+        }
     }
 
     /// What an acquire reply means: the token if it granted the lock, `None` if refused.
@@ -205,10 +264,13 @@ impl Engine for SingleNode {
     }
 
     fn acquire(&self, state: &mut SingleState, io: &mut LockIo) {
-        if let Some(timeout) = self.acquire_timeout_ms {
-            io.set_timer(LockTimer::AcquireDeadline, timeout);
+        if let Some(timeout_ms) = self.acquire_timeout_ms {
+            io.set_timer(
+                LockTimer::AcquireDeadline,
+                self.deadline_timer_ms(timeout_ms),
+            );
         }
-        self.attempt(state, ACQUIRE_TAGS[0], 0, io);
+        self.attempt(state, ACQUIRE_TAGS[0], Tries::default(), io);
     }
 
     fn release(&self, state: &mut SingleState, io: &mut LockIo) {
@@ -242,11 +304,11 @@ impl Engine for SingleNode {
             SingleState::Acquiring {
                 tag: current,
                 node,
-                failed,
+                tries,
             } if tag == current => {
                 io.cancel_timer(LockTimer::RequestTimeout(tag));
                 let Some(token) = self.granted(&reply) else {
-                    return self.retry_later(state, tag, failed, io);
+                    return self.retry_later(state, tag, tries, io);
                 };
                 *state = SingleState::Holding { node };
                 io.cancel_timer(LockTimer::AcquireDeadline);
@@ -275,37 +337,35 @@ impl Engine for SingleNode {
                 LockTimer::RequestTimeout(tag),
                 SingleState::Acquiring {
                     tag: current,
-                    failed,
+                    tries,
                     ..
                 }
                 | SingleState::Discovering {
                     tag: current,
-                    failed,
+                    tries,
                 },
-            ) if tag == current => self.retry_later(state, tag, failed, io),
+            ) if tag == current => self.retry_later(state, tag, tries, io),
             (LockTimer::RequestTimeout(RELEASE_TAG), SingleState::Releasing) => {
                 *state = SingleState::Idle;
                 Some(LockEvent::Released)
             }
-            (LockTimer::Retry, SingleState::Waiting { tag, failed }) => {
+            (LockTimer::Retry, SingleState::Waiting { tag, tries }) => {
                 let next = if tag == ACQUIRE_TAGS[0] {
                     ACQUIRE_TAGS[1]
                 } else {
                     ACQUIRE_TAGS[0]
                 };
-                self.attempt(state, next, failed, io);
+                self.attempt(state, next, tries, io);
                 None
             }
-            (
-                LockTimer::AcquireDeadline,
-                SingleState::Acquiring { .. }
-                | SingleState::Waiting { .. }
-                | SingleState::Discovering { .. },
-            ) => {
-                io.cancel_timer(LockTimer::Retry);
-                *state = SingleState::Idle;
-                Some(LockEvent::GaveUp)
-            }
+            (LockTimer::AcquireDeadline, _) => match (self.give_up_check, state.tries_mut()) {
+                (_, None) => None,
+                (GiveUpCheck::AtDeadline, Some(_)) => self.give_up(state, io),
+                (GiveUpCheck::BeforeSleep, Some(tries)) => {
+                    tries.out_of_time = true;
+                    None
+                }
+            },
             _ => None,
         }
     }
@@ -317,12 +377,12 @@ impl Engine for SingleNode {
         msg: Msg,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        if let (Msg::MasterIs { master, .. }, SingleState::Discovering { tag, failed }) =
+        if let (Msg::MasterIs { master, .. }, SingleState::Discovering { tag, tries }) =
             (msg, &*state)
         {
-            let (tag, failed) = (*tag, *failed);
+            let (tag, tries) = (*tag, *tries);
             io.cancel_timer(LockTimer::RequestTimeout(tag));
-            self.send_acquire(state, master, tag, failed, io);
+            self.send_acquire(state, master, tag, tries, io);
         }
         None
     }

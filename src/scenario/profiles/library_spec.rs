@@ -115,10 +115,7 @@ impl LibrarySpec {
         {
             return Err(format!("`{field}`: {why}"));
         }
-        let mut resolved = (profile.defaults)().to_table();
-        // The nodes are the scenario's: the profile's placeholders are not a default.
-        resolved.remove("nodes");
-        resolved.remove("node");
+        let mut resolved = profile.defaults_table();
         resolved.extend(table.clone());
         let mut resolved = ProtocolSpec::from_table(resolved)
             .map_err(|e| format!("{e} (in `{library}` {version}'s profile)"))?;

@@ -48,9 +48,30 @@ impl Profile {
         let (first, last) = version.releases();
         first <= self.last && self.first <= last
     }
+
+    /// The defaults as the protocol kind's fields, those that follow from others derived
+    /// from the defaults themselves; without the nodes, which are the scenario's.
+    pub fn resolved_defaults(&self) -> Table {
+        let mut spec = (self.defaults)();
+        (self.derive)(&mut spec, &|_| false);
+        without_nodes(spec.to_table())
+    }
+
+    /// The defaults as the protocol kind's fields, before any derivation, without the
+    /// nodes.
+    pub fn defaults_table(&self) -> Table {
+        without_nodes((self.defaults)().to_table())
+    }
 }
 
-/// Every profile, in the order `lockcheck profiles` would list them.
+/// A protocol table without its nodes: a profile's are placeholders, not a default.
+fn without_nodes(mut table: Table) -> Table {
+    table.remove("nodes");
+    table.remove("node");
+    table
+}
+
+/// Every profile, in the order `lockcheck profiles` lists them.
 pub fn catalogue() -> &'static [Profile] {
     &[
         redsync::V4,

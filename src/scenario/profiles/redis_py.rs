@@ -7,7 +7,10 @@
 //!   `blocking_timeout=None`, `thread_local=True`; the client's `socket_timeout` is `None`.
 //! - `acquire` (173-218): `SET name token NX PX int(timeout * 1000)` (`do_acquire`, 220-228),
 //!   and while it fails: `sleep` seconds and try again, for ever unless `blocking_timeout`
-//!   is given. The token is a fresh `uuid1` per `acquire`.
+//!   is given (`acquire_timeout_ms`). The timeout is checked after a failed attempt, before
+//!   sleeping: `stop_trying_at = monotonic() + blocking_timeout` at the start, and it gives
+//!   up when `monotonic() + sleep > stop_trying_at` (`give_up_check = "before_sleep"`); an
+//!   attempt in flight is never cut short. The token is a fresh `uuid1` per `acquire`.
 //! - `release` (248-265): the compare-and-delete script (`LUA_RELEASE_SCRIPT`, 27-34);
 //!   `LockNotOwnedError` when the key is gone or someone else's.
 //! - No request timeout: without `socket_timeout`, a command waits for its answer.
@@ -15,21 +18,18 @@
 //!   acquired can release or extend. `thread_local=False` shares it among the threads
 //!   that use the object: give those clients one `owner`.
 //!
-//! Left out: `timeout=None` (a key that never expires: give `ttl_ms`), `extend` and
-//! `reacquire` (the caller's to call), and `blocking_timeout`'s exact rule: redis-py gives
-//! up after a failed attempt when the next one would start past the deadline
-//! (`next_try_at > stop_trying_at`), where the model's `acquire_timeout_ms` gives up when
-//! the deadline passes, during an attempt too.
+//! Left out: `timeout=None` (a key that never expires: give `ttl_ms`), and `extend` and
+//! `reacquire` (the caller's to call).
 
 use super::{derives_nothing, Profile, ProtocolSpec};
-use lockcheck_model::lock::single::Release;
+use lockcheck_model::lock::single::{GiveUpCheck, Release};
 
 pub const V4_TO_7: Profile = Profile {
     library: "redis-py",
     versions: "4.3.4 to 7.4",
     first: [4, 3, 4],
     last: [7, 4, u32::MAX],
-    summary: "SET NX PX on one node, retried every 100 ms for ever, released with the compare-and-delete script, no request timeout",
+    summary: "SET NX PX on one node, retried every 100 ms (for ever, or until the next try would start past blocking_timeout), released with the compare-and-delete script, no request timeout",
     defaults,
     required: &[(
         "ttl_ms",
@@ -45,6 +45,7 @@ fn defaults() -> ProtocolSpec {
         release: Release::OwnerChecked,
         retry_ms: vec![100],
         acquire_timeout_ms: None,
+        give_up_check: GiveUpCheck::BeforeSleep,
         max_attempts: None,
         request_timeout_ms: None,
         fencing_counter: None,
