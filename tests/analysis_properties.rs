@@ -262,7 +262,7 @@ fn redlock_drift_boundary_sits_at_the_drift_factor() {
 /// `T1 + TTL - drift + step`. Redis keeps the key through its deadline `T1 + TTL`, so the
 /// rival holds from `T1 + TTL + 1`. Mutual exclusion breaks iff `step >= drift + 2`.
 fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
-    use lockcheck_model::lock::redlock::{Dispatch, DriftRounding};
+    use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
     use lockcheck_model::lock::ClockKind;
     let protocol = ProtocolSpec::Redlock {
         nodes: vec!["redis".into()],
@@ -272,6 +272,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         drift_rounding: DriftRounding::Up,
         clock: ClockKind::Wall,
         dispatch: Dispatch::Sequential,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: Some(10 * ttl_ms),
         retry_ms: vec![1],
         acquire_timeout_ms: None,

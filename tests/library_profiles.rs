@@ -307,7 +307,7 @@ fn the_same_clock_step_breaks_node_redlock_and_not_redsync() {
 fn toml_value(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::Null => "\"never\"".into(),
-        other => other.to_string(),
+        other => toml::Value::try_from(other).unwrap().to_string(),
     }
 }
 
@@ -422,4 +422,80 @@ fn a_timeout_checked_before_sleeping_needs_one_retry_delay() {
     );
     assert_eq!(field, "clients[0].protocol.give_up_check", "{message}");
     assert!(message.contains("give `retry_ms` one value"), "{message}");
+}
+
+#[test]
+fn node_redlock_5_stands_for_its_attempt_rules_and_one_rule_overrides_one() {
+    use lockcheck_model::lock::redlock::{AttemptRules, Decide};
+    let rules = |protocol: &str| match protocol_of(&file_with(protocol)).resolved() {
+        ProtocolSpec::Redlock { attempt, .. } => *attempt,
+        other => panic!("node-redlock is Redlock: {other:?}"),
+    };
+    for version in ["5", "5.0.0-beta.2", "v5.0.0"] {
+        assert_eq!(
+            rules(&format!(
+                "library = \"node-redlock\"\nversion = \"{version}\"\nttl_ms = 1000\n{NODES}"
+            )),
+            AttemptRules::NODE_REDLOCK_5,
+            "{version}"
+        );
+    }
+    assert_eq!(
+        rules(&format!(
+            "library = \"node-redlock\"\nversion = \"4\"\nttl_ms = 1000\n{NODES}"
+        )),
+        AttemptRules::SEED
+    );
+    let one_rule = rules(&format!(
+        "library = \"node-redlock\"\nversion = \"5\"\nttl_ms = 1000\n{NODES}\nattempt = {{ decide = \"all_answers\" }}"
+    ));
+    assert_eq!(
+        one_rule,
+        AttemptRules {
+            decide: Decide::AllAnswers,
+            ..AttemptRules::NODE_REDLOCK_5
+        }
+    );
+    let (field, message, _) = refused(&format!(
+        "library = \"node-redlock\"\nversion = \"5\"\nttl_ms = 1000\n{NODES}\nattempt = {{ decide = \"first_answer\" }}"
+    ));
+    assert!(
+        field.starts_with("clients[0].protocol.attempt"),
+        "{field}: {message}"
+    );
+    assert!(message.contains("early_quorum"), "{message}");
+}
+
+#[test]
+fn node_redlock_5_returns_a_lock_already_expired_where_4_refuses_it() {
+    let broken = check(
+        &builtin::by_name("node-redlock-5-pause-during-acquire").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(broken.violated(), Some("me-resource"));
+    // The pause comes first, at 1 ms, and the damage after p1 resumed at 12 s.
+    let (_, path) = broken.violations()[0];
+    assert!(
+        path.steps
+            .iter()
+            .any(|s| matches!(s.action, WorldAction::Pause { .. })),
+        "{:?}",
+        path.steps
+    );
+    assert!(path.states.last().unwrap().now_ms > 12_000);
+    let safe = check(
+        &builtin::by_name("node-redlock-4-pause-during-acquire").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(safe.violated(), None);
+    assert_eq!(safe.report.outcome, Outcome::Complete);
+    // A tie on four servers: both wait for ever, neither gives up.
+    let tie = check(
+        &builtin::by_name("node-redlock-5-tie-never-decided").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(tie.violated(), Some("progress"));
 }

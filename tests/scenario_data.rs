@@ -151,6 +151,7 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "seed-003-trylock-result-ignored",
         "min-replicas-lag-refuses-writes",
         "node-redlock-wall-clock-step",
+        "node-redlock-5-pause-during-acquire",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

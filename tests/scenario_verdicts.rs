@@ -26,6 +26,9 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("lost-wait-edge", Some("detector-false-negative")),
     ("min-replicas-default-lag", None),
     ("min-replicas-lag-refuses-writes", Some("no-give-up")),
+    ("node-redlock-4-pause-during-acquire", None),
+    ("node-redlock-5-pause-during-acquire", Some("me-resource")),
+    ("node-redlock-5-tie-never-decided", Some("progress")),
     ("node-redlock-wall-clock-step", Some("me-lock")),
     (
         "phantom-cycle-separate-reads",

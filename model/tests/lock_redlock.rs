@@ -6,34 +6,15 @@
 mod lock_world;
 mod world;
 
+use lock_world::redlock::{engine_phase, first, held, small};
 use lock_world::*;
-use lockcheck_model::lock::redlock::{
-    Dispatch, DriftRounding, Phase, Redlock, RenewCount, Watchdog,
-};
-use lockcheck_model::lock::{ClockKind, Deadline, Held, Phase as ClientPhase, Protocol};
+use lockcheck_model::lock::redlock::{Dispatch, Phase, Redlock, RenewCount, Watchdog};
+use lockcheck_model::lock::{ClockKind, Deadline, Phase as ClientPhase, Protocol};
 use lockcheck_sim::world::{
     CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId,
 };
 use lockcheck_sim::{explore, BreadthFirst, Model, Options, Outcome, Path, Property};
 use world::{run, RedisWorld, State};
-
-/// A short-lived Redlock: TTL 100 ms (drift 3 ms), 5 ms node timeout, 10 ms retry delay.
-fn small(dispatch: Dispatch) -> Redlock {
-    Redlock {
-        nodes: NODES.to_vec(),
-        ttl_ms: 100,
-        drift_ppm: 10_000,
-        drift_extra_ms: 2,
-        drift_rounding: DriftRounding::Up,
-        clock: ClockKind::Monotonic,
-        dispatch,
-        node_timeout_ms: Some(5),
-        retry_ms: vec![10],
-        acquire_timeout_ms: Some(500),
-        max_attempts: None,
-        watchdog: None,
-    }
-}
 
 /// Seed 000's watchdog scaled down: 0.3 of the validity, 3 tries, 5 ms per try.
 fn watchdog(counts: RenewCount) -> Watchdog {
@@ -42,22 +23,6 @@ fn watchdog(counts: RenewCount) -> Watchdog {
         counts,
         ..Watchdog::seed_000()
     }
-}
-
-fn engine_phase(state: &State, p: ProcessId) -> &Phase {
-    match &client_state(state, p).engines[0] {
-        lockcheck_model::lock::EngineState::Redlock(s) => &s.phase,
-        other => panic!("not a Redlock engine: {other:?}"),
-    }
-}
-
-fn held(state: &State, p: ProcessId) -> Option<Held> {
-    client_state(state, p).held[0]
-}
-
-/// The first state of `path` where `cond` holds, if any.
-fn first(path: &Path<RedisWorld>, cond: impl Fn(&State) -> bool) -> Option<&State> {
-    path.states.iter().find(|s| cond(s))
 }
 
 fn exhaustive(world: &RedisWorld) -> lockcheck_sim::Report<RedisWorld> {

@@ -57,6 +57,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_seed_003_questions::all())
     .chain(super::builtin_replicas::all())
     .chain(super::builtin_profiles::all())
+    .chain(super::builtin_node_redlock_5::all())
     .collect()
 }
 

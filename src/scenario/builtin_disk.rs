@@ -14,7 +14,7 @@
 
 use super::builtin::{base, client, node, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, RenewCount};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, RenewCount};
 
 /// Redlock on the one node `redis` with seed 000's watchdog, renewals counted only when
 /// they extend the key, requests given up after 300 ms.
@@ -27,6 +27,7 @@ fn watched_lock() -> ProtocolSpec {
         drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: Some(300),
         retry_ms: vec![400],
         acquire_timeout_ms: None,

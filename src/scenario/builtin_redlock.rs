@@ -3,7 +3,7 @@
 
 use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, RenewCount};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, RenewCount};
 
 pub(super) const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
 
@@ -227,6 +227,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: Some(2_000),
         retry_ms: vec![retry_ms],
         acquire_timeout_ms: None,
@@ -333,6 +334,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         drift_rounding: DriftRounding::Up,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Sequential,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: Some(1_000),
         retry_ms: vec![400],
         acquire_timeout_ms: None,

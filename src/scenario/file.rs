@@ -136,6 +136,25 @@ fn refine_toml(text: &str, path: &str, message: &str) -> Option<(String, (usize,
     let DeValue::Table(table) = value else {
         return None;
     };
+    if let Some((name, start)) = find_quoted(table, &quoted) {
+        return Some((format!("{path}.{name}"), line_col(text, start)));
+    }
+    // A field the table lacks (`missing field `ttl_ms``), or a message about a field
+    // below it (`` `version`: ... ``, `` `attempt.decide`: ... ``): named below the table,
+    // where the file writes the deepest part of it.
+    let lacking = quoted[0];
+    let about_it = message.starts_with(&format!("`{lacking}`:"))
+        || message.starts_with(&format!("missing field `{lacking}`"));
+    let field = format!("{path}.{lacking}");
+    about_it
+        .then(|| (field.clone(), locate_toml(text, &field)))
+        .and_then(|(field, at)| Some((field, at?)))
+}
+
+/// The field of `table` (or of a table in it: `attempt.decide`) named in `quoted`, or whose
+/// text value is: its path below `table` and where its key starts.
+fn find_quoted(table: &toml::de::DeTable, quoted: &[&str]) -> Option<(String, usize)> {
+    use toml::de::DeValue;
     for (k, v) in table.iter() {
         let name = k.get_ref().as_ref();
         let hit = quoted.contains(&name)
@@ -147,17 +166,14 @@ fn refine_toml(text: &str, path: &str, message: &str) -> Option<(String, (usize,
                 _ => false,
             };
         if hit {
-            return Some((format!("{path}.{name}"), line_col(text, k.span().start)));
+            return Some((name.to_string(), k.span().start));
         }
     }
-    // A field the table lacks (`missing field `ttl_ms``, or a message about the field
-    // `` `version`: ... ``): named below the table, at the table.
-    let lacking = quoted[0];
-    let about_it = message.starts_with(&format!("`{lacking}`:"))
-        || message.starts_with(&format!("missing field `{lacking}`"));
-    about_it
-        .then(|| (format!("{path}.{lacking}"), locate_toml(text, path)))
-        .and_then(|(field, at)| Some((field, at?)))
+    table.iter().find_map(|(k, v)| match v.get_ref() {
+        DeValue::Table(sub) => find_quoted(sub, quoted)
+            .map(|(name, start)| (format!("{}.{name}", k.get_ref().as_ref()), start)),
+        _ => None,
+    })
 }
 
 /// Where the field at `path` (`clients[1].protocol.node`) is written in `text`: the deepest

@@ -8,7 +8,9 @@ mod builder;
 use super::duration;
 use super::profiles::{LibrarySpec, Table};
 use lockcheck_model::lock::redisson::{Generation, Redisson};
-use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, Redlock, RenewCount, Watchdog};
+use lockcheck_model::lock::redlock::{
+    AttemptRules, Dispatch, DriftRounding, Redlock, RenewCount, Watchdog,
+};
 use lockcheck_model::lock::single::{GiveUpCheck, Release, SingleNode};
 use lockcheck_model::lock::ClockKind;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
@@ -87,6 +89,10 @@ pub enum ProtocolSpec {
         clock: ClockKind,
         #[serde(default = "sequential")]
         dispatch: Dispatch,
+        /// How an attempt is decided, undone and judged (`[...protocol.attempt]`; seed 000's
+        /// rules when absent, node-redlock 5's with its profile).
+        #[serde(default, skip_serializing_if = "AttemptRules::is_seed")]
+        attempt: AttemptRules,
         /// A node's answer is waited for this long (`"never"`: for ever, as node-redlock).
         #[serde(default = "default_node_timeout_ms")]
         #[serde(deserialize_with = "duration::opt_ms")]
@@ -305,6 +311,7 @@ impl ProtocolSpec {
             drift_rounding: r.drift_rounding,
             clock: r.clock,
             dispatch: r.dispatch,
+            attempt: r.rules,
             node_timeout_ms: r.node_timeout_ms,
             retry_ms: r.retry_ms,
             acquire_timeout_ms: r.acquire_timeout_ms,

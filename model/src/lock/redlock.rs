@@ -2,8 +2,10 @@
 //!
 //! The idea: the lock is `SET key owner NX PX ttl` on N independent masters. An attempt
 //! reads the client's clock (T1), asks every node, and when it has its answers computes
-//! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` (the constant is a parameter) and `validity = ttl -
-//! elapsed - drift`; it holds the lock iff a quorum (N/2+1) said OK and `validity > 0`, and
+//! `elapsed = now - T1`, `drift = ceil(ttl * drift factor) + 2 ms` (rounding and constant
+//! are parameters, module `drift`) and `validity = ttl - elapsed - drift`; it holds the
+//! lock iff a quorum (N/2+1) said OK and `validity > 0` (module `attempt_rules` has the
+//! rules where libraries differ), and
 //! believes it until `now + validity` (= T1 + ttl - drift) on that same clock: the seed
 //! returns `validity` at the end of the attempt as the time left from then, as the Redis
 //! documentation and node-redlock's `start + ttl - drift` do. Otherwise it deletes its key
@@ -55,23 +57,27 @@
 //! be before its own timeout. Which node timed out is then never a matter of timer order,
 //! which is what lets interchangeable nodes be renamed (symmetry reduction).
 
+mod attempt_rules;
 mod drift;
+mod params_text;
+mod state_hash;
 mod sweep;
 mod symmetry;
 mod timeouts;
 mod watchdog;
 
+pub use attempt_rules::{AttemptRules, Decide, Undo, ValidityFrom};
 pub use drift::DriftRounding;
 use drift::SEED_DRIFT_EXTRA_MS;
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
-use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo, OptionalMs};
+use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 /// How an attempt asks the nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -101,6 +107,8 @@ pub struct Redlock {
     /// The clock `elapsed` and the validity deadline are measured on.
     pub clock: ClockKind,
     pub dispatch: Dispatch,
+    /// How an attempt is decided, undone and judged.
+    pub rules: AttemptRules,
     /// A request without an answer after this long counts as failed (seed: 2 s; `None`:
     /// the client waits for ever, as node-redlock, which sets no timeout, does).
     pub node_timeout_ms: Option<u64>,
@@ -112,32 +120,6 @@ pub struct Redlock {
     /// node-redlock: `retryCount` + 1).
     pub max_attempts: Option<u16>,
     pub watchdog: Option<Watchdog>,
-}
-
-/// As derived, with the fields added for client-library profiles only when they differ
-/// from the seed's: the text of a seed Redlock (which a world's model hash is made of) is
-/// what it always was.
-impl std::fmt::Debug for Redlock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("Redlock");
-        d.field("nodes", &self.nodes)
-            .field("ttl_ms", &self.ttl_ms)
-            .field("drift_ppm", &self.drift_ppm);
-        if self.drift_extra_ms != SEED_DRIFT_EXTRA_MS {
-            d.field("drift_extra_ms", &self.drift_extra_ms);
-        }
-        if self.drift_rounding != DriftRounding::Up {
-            d.field("drift_rounding", &self.drift_rounding);
-        }
-        d.field("clock", &self.clock)
-            .field("dispatch", &self.dispatch)
-            .field("node_timeout_ms", &OptionalMs(self.node_timeout_ms))
-            .field("retry_ms", &self.retry_ms)
-            .field("acquire_timeout_ms", &self.acquire_timeout_ms)
-            .field("max_attempts", &self.max_attempts)
-            .field("watchdog", &self.watchdog)
-            .finish()
-    }
 }
 
 /// Where a Redlock engine is.
@@ -179,6 +161,9 @@ pub struct RedlockState {
     failed_renewals: u8,
     /// Failed attempts of the acquire under way, counted only when attempts are limited.
     failed_attempts: u16,
+    /// When the acquire under way began, on the engine's clock; kept only when the validity
+    /// counts from the first attempt (else 0).
+    first_started_ms: i64,
 }
 
 /// One parity bit per sweep kind.
@@ -206,6 +191,7 @@ impl Redlock {
             drift_rounding: DriftRounding::Up,
             clock: ClockKind::Monotonic,
             dispatch: Dispatch::Sequential,
+            rules: AttemptRules::SEED,
             node_timeout_ms: Some(2_000),
             retry_ms: vec![500],
             acquire_timeout_ms: Some(10_000),
@@ -338,21 +324,19 @@ impl Redlock {
     fn progress(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
         match &state.phase {
             Phase::Acquiring { sweep, .. } if self.decided(sweep) => self.decide(state, io),
-            Phase::Undoing { sweep, .. } if sweep.finished() && self.last_attempt(state) => {
+            Phase::Undoing { sweep, .. }
+                if self.deletion_over(sweep) && self.last_attempt(state) =>
+            {
                 state.phase = Phase::Idle;
                 state.failed_attempts = 0;
                 io.cancel_timer(LockTimer::AcquireDeadline);
                 Some(LockEvent::GaveUp)
             }
-            Phase::Undoing { sweep, expired } if sweep.finished() => {
-                if self.max_attempts.is_some() {
-                    state.failed_attempts += 1;
-                }
-                state.phase = Phase::Waiting { expired: *expired };
-                io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
+            Phase::Undoing { sweep, expired } if self.deletion_over(sweep) => {
+                self.wait_to_retry(state, *expired, io);
                 None
             }
-            Phase::Releasing { sweep } if sweep.finished() => {
+            Phase::Releasing { sweep } if self.deletion_over(sweep) => {
                 state.phase = Phase::Idle;
                 Some(LockEvent::Released)
             }
@@ -365,12 +349,27 @@ impl Redlock {
     }
 
     /// Whether an attempt can be decided: every node is done, or (local first) the local
-    /// nodes are done and a quorum is reached.
+    /// nodes are done and a quorum is reached; or, deciding early, a quorum either way.
     fn decided(&self, sweep: &Sweep) -> bool {
-        sweep.finished()
-            || matches!(self.dispatch, Dispatch::LocalFirst { .. })
-                && sweep.resolved(self.sequential())
-                && sweep.ok_count() >= self.quorum()
+        match self.rules.decide {
+            Decide::AllAnswers => {
+                sweep.finished()
+                    || matches!(self.dispatch, Dispatch::LocalFirst { .. })
+                        && sweep.resolved(self.sequential())
+                        && sweep.ok_count() >= self.quorum()
+            }
+            Decide::EarlyQuorum => self.early_decided(sweep),
+        }
+    }
+
+    /// A failed attempt is behind: wait the retry delay (counting the failure when
+    /// attempts are limited).
+    fn wait_to_retry(&self, state: &mut RedlockState, expired: bool, io: &mut LockIo) {
+        if self.max_attempts.is_some() {
+            state.failed_attempts += 1;
+        }
+        state.phase = Phase::Waiting { expired };
+        io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
     }
 
     /// Whether the attempt whose keys were just deleted was the last one allowed.
@@ -386,8 +385,12 @@ impl Redlock {
             unreachable!("decide is called while acquiring");
         };
         let now = self.clock.read(io.now());
-        let validity = self.validity_ms(now - sweep.started_ms);
-        if sweep.ok_count() >= self.quorum() && validity > 0 {
+        let started_ms = match self.rules.validity_from {
+            ValidityFrom::EachAttempt => sweep.started_ms,
+            ValidityFrom::FirstAttempt => state.first_started_ms,
+        };
+        let validity = self.validity_ms(now - started_ms);
+        if sweep.ok_count() >= self.quorum() && self.valid_enough(validity) {
             io.cancel_timer(LockTimer::AcquireDeadline);
             state.failed_attempts = 0;
             let (interval_ms, watch) = self.start_watch(validity, io);
@@ -399,6 +402,10 @@ impl Redlock {
                 }),
                 token: None,
             });
+        }
+        if self.rules.undo == Undo::AfterLast && !expired && !self.last_attempt(state) {
+            self.wait_to_retry(state, expired, io);
+            return None;
         }
         let sweep = self.begin(&mut state.parities, Kind::Release, io);
         state.phase = Phase::Undoing { sweep, expired };
@@ -445,11 +452,6 @@ impl Redlock {
             LockTimer::RequestTimeout(_) | LockTimer::WaitTtl => None,
         }
     }
-
-    /// Elapsed time since `sweep` began, at most the TTL (beyond it every outcome is fixed).
-    fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> i64 {
-        (self.clock.read(now) - sweep.started_ms).min(self.ttl_ms as i64)
-    }
 }
 
 impl Phase {
@@ -491,6 +493,7 @@ impl Engine for Redlock {
             parities: Parities::default(),
             failed_renewals: 0,
             failed_attempts: 0,
+            first_started_ms: 0,
         }
     }
 
@@ -498,6 +501,9 @@ impl Engine for Redlock {
         let armed = Self::armed(state);
         self.keeping_timer(state, armed, io, |state, io| {
             state.failed_attempts = 0;
+            if self.rules.validity_from == ValidityFrom::FirstAttempt {
+                state.first_started_ms = self.clock.read(io.now());
+            }
             if let Some(timeout) = self.acquire_timeout_ms {
                 io.set_timer(LockTimer::AcquireDeadline, timeout);
             }
@@ -552,28 +558,7 @@ impl Engine for Redlock {
     }
 
     fn hash_state(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
-        (state.parities, state.failed_renewals, state.failed_attempts).hash(h);
-        let elapsed = |sweep: &Sweep| self.elapsed_for_hash(sweep, now);
-        match &state.phase {
-            Phase::Idle => h.write_u8(0),
-            Phase::Acquiring { sweep, expired } => {
-                (1u8, expired).hash(h);
-                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
-            }
-            Phase::Undoing { sweep, expired } => {
-                (2u8, expired).hash(h);
-                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
-            }
-            Phase::Waiting { expired } => (3u8, expired).hash(h),
-            Phase::Holding { interval_ms, watch } => {
-                (4u8, interval_ms).hash(h);
-                watch.hash_relative(elapsed, now.mono_ms, h);
-            }
-            Phase::Releasing { sweep } => {
-                h.write_u8(5);
-                sweep.hash_relative(elapsed(sweep), now.mono_ms, h);
-            }
-        }
+        self.fingerprint(state, now, h);
     }
 
     /// Idle for good, the sweep parities are dead: they only tell a sweep's own answers

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod redlock;
+
 use crate::world::{RedisWorld, State};
 use lockcheck_model::lock::{ClientState, Fencing, LockClient, Protocol, Workload};
 use lockcheck_model::node::RedisNode;

@@ -2,7 +2,8 @@
 //! instead of a protocol kind, `library = "redsync"`, `version = "4.13"`, and then stands
 //! for the protocol that version implements, with that version's defaults; every other
 //! field of the table overrides one default, by the protocol kind's field names
-//! (`retry_ms = [50, 150]`, `ttl_ms = "10s"`).
+//! (`retry_ms = [50, 150]`, `ttl_ms = "10s"`), and a field of a sub-table overrides that
+//! field alone (`attempt = { decide = "all_answers" }` keeps the profile's other rules).
 //!
 //! A profile is resolved when the table is read: the library's defaults written as the
 //! protocol kind's table ([`ProtocolSpec::to_table`]), the overrides laid over it, the result
@@ -116,7 +117,7 @@ impl LibrarySpec {
             return Err(format!("`{field}`: {why}"));
         }
         let mut resolved = profile.defaults_table();
-        resolved.extend(table.clone());
+        overlay(&mut resolved, &table);
         let mut resolved = ProtocolSpec::from_table(resolved)
             .map_err(|e| format!("{e} (in `{library}` {version}'s profile)"))?;
         (profile.derive)(&mut resolved, &|field| table.contains_key(field));
@@ -127,7 +128,11 @@ impl LibrarySpec {
         let overrides = table
             .into_iter()
             .map(|(k, v)| {
-                let v = written.get(&k).cloned().unwrap_or(v);
+                // A sub-table stays as given: the kind writes it merged with the profile's.
+                let v = match (&v, written.get(&k)) {
+                    (serde_json::Value::Object(_), _) | (_, None) => v,
+                    (_, Some(kind_written)) => kind_written.clone(),
+                };
                 (k, v)
             })
             .collect();
@@ -177,6 +182,21 @@ impl Serialize for LibrarySpec {
         table.insert("version".into(), self.version.clone().into());
         table.extend(self.overrides.clone());
         table.serialize(s)
+    }
+}
+
+/// Lays `overrides` over `defaults`, field by field; a sub-table (`attempt`, `watchdog`)
+/// given where the defaults have one is laid over it field by field too.
+fn overlay(defaults: &mut Table, overrides: &Table) {
+    for (field, value) in overrides {
+        match (defaults.get_mut(field), value) {
+            (Some(serde_json::Value::Object(under)), serde_json::Value::Object(over)) => {
+                overlay(under, over)
+            }
+            _ => {
+                defaults.insert(field.clone(), value.clone());
+            }
+        }
     }
 }
 

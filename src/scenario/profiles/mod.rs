@@ -10,6 +10,7 @@
 
 mod library_spec;
 mod node_redlock;
+mod node_redlock_5;
 mod redis_py;
 mod redisson;
 mod redsync;
@@ -76,6 +77,7 @@ pub fn catalogue() -> &'static [Profile] {
     &[
         redsync::V4,
         node_redlock::V4,
+        node_redlock_5::V5,
         redis_py::V4_TO_7,
         redisson::V3_17,
         redisson::V3_44,

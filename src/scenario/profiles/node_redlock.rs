@@ -19,7 +19,7 @@
 //! failed extend gives the lock up).
 
 use super::{derives_nothing, Profile, ProtocolSpec};
-use lockcheck_model::lock::redlock::{Dispatch, DriftRounding};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
 use lockcheck_model::lock::ClockKind;
 
 pub const V4: Profile = Profile {
@@ -36,7 +36,7 @@ pub const V4: Profile = Profile {
     derive: derives_nothing,
 };
 
-fn defaults() -> ProtocolSpec {
+pub(super) fn defaults() -> ProtocolSpec {
     ProtocolSpec::Redlock {
         nodes: Vec::new(),
         ttl_ms: 0,
@@ -45,6 +45,7 @@ fn defaults() -> ProtocolSpec {
         drift_rounding: DriftRounding::Nearest,
         clock: ClockKind::Wall,
         dispatch: Dispatch::Multiplexed,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: None,
         retry_ms: (100..300).collect(),
         acquire_timeout_ms: None,

@@ -21,7 +21,7 @@
 //! and the unlock's lack of a timeout (the model's per-node timeout bounds it too).
 
 use super::{Profile, ProtocolSpec};
-use lockcheck_model::lock::redlock::{Dispatch, DriftRounding};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
 use lockcheck_model::lock::ClockKind;
 
 /// `NewMutex`'s expiry.
@@ -49,6 +49,7 @@ fn defaults() -> ProtocolSpec {
         drift_rounding: DriftRounding::Down,
         clock: ClockKind::Monotonic,
         dispatch: Dispatch::Multiplexed,
+        attempt: AttemptRules::SEED,
         node_timeout_ms: Some(EXPIRY_MS * TIMEOUT_PERMILLE / 1_000),
         retry_ms: (50..250).collect(),
         acquire_timeout_ms: None,

@@ -84,6 +84,7 @@ impl Builder<'_> {
             drift_rounding,
             clock,
             dispatch,
+            attempt,
             node_timeout_ms,
             retry_ms,
             acquire_timeout_ms,
@@ -118,6 +119,7 @@ impl Builder<'_> {
         r.drift_rounding = *drift_rounding;
         r.clock = *clock;
         r.dispatch = *dispatch;
+        r.rules = *attempt;
         r.node_timeout_ms = node_timeout_ms
             .map(|ms| self.positive(ms, "node_timeout_ms"))
             .transpose()?;

@@ -224,6 +224,11 @@ impl Sweep {
         self.slots.iter().filter(|s| **s == Slot::Ok).count()
     }
 
+    /// The nodes that refused, failed or did not answer in time.
+    pub fn failed_count(&self) -> usize {
+        self.slots.iter().filter(|s| **s == Slot::Failed).count()
+    }
+
     /// Every node answered, failed or timed out.
     pub fn finished(&self) -> bool {
         self.resolved(self.slots.len())

@@ -1,0 +1,45 @@
+//! Redlock helpers for lock-protocol tests: a short-lived Redlock and what a path says
+//! about a client's engine and belief.
+
+use crate::world::{RedisWorld, State};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, Phase, Redlock};
+use lockcheck_model::lock::{ClockKind, Held};
+use lockcheck_sim::world::ProcessId;
+use lockcheck_sim::Path;
+
+use super::{client_state, NODES};
+
+/// A short-lived Redlock: TTL 100 ms (drift 3 ms), 5 ms node timeout, 10 ms retry delay.
+pub fn small(dispatch: Dispatch) -> Redlock {
+    Redlock {
+        nodes: NODES.to_vec(),
+        ttl_ms: 100,
+        drift_ppm: 10_000,
+        drift_extra_ms: 2,
+        drift_rounding: DriftRounding::Up,
+        clock: ClockKind::Monotonic,
+        dispatch,
+        rules: AttemptRules::SEED,
+        node_timeout_ms: Some(5),
+        retry_ms: vec![10],
+        acquire_timeout_ms: Some(500),
+        max_attempts: None,
+        watchdog: None,
+    }
+}
+
+pub fn engine_phase(state: &State, p: ProcessId) -> &Phase {
+    match &client_state(state, p).engines[0] {
+        lockcheck_model::lock::EngineState::Redlock(s) => &s.phase,
+        other => panic!("not a Redlock engine: {other:?}"),
+    }
+}
+
+pub fn held(state: &State, p: ProcessId) -> Option<Held> {
+    client_state(state, p).held[0]
+}
+
+/// The first state of `path` where `cond` holds, if any.
+pub fn first(path: &Path<RedisWorld>, cond: impl Fn(&State) -> bool) -> Option<&State> {
+    path.states.iter().find(|s| cond(s))
+}

@@ -1,0 +1,129 @@
+//! Built-ins of node-redlock 5's attempt (module `profiles::node_redlock_5`) against
+//! node-redlock 4's: a lock returned after its validity is over, and a tie that is never
+//! decided.
+//!
+//! node-redlock 5 counts the validity from `start = Date.now()`, read before the first
+//! attempt, and returns the lock without comparing it with the clock; 4 refuses a quorum
+//! with no validity left. When the holder's process pauses between sending its requests
+//! and reading the answers for longer than the TTL, 5 reports a lock whose keys have
+//! expired and which another client holds by then; the code that does not read
+//! `lock.expiration` debits the account while the other client does.
+//!
+//! node-redlock 5 decides an attempt at the first quorum either way: with four servers a 2
+//! to 2 split never reaches one, and `acquire` never returns.
+
+use super::builtin::{account, account_clients, base, client, node};
+use super::*;
+use serde_json::json;
+
+/// Three nodes, a 10 s TTL: `p1` asks at 0 and pauses 12 s at 1 ms, its answers waiting;
+/// `p2` starts at 10.5 s, after the keys expired, and works 5 s; both read and debit the
+/// account.
+fn pause_during_acquire(version: &str) -> Scenario {
+    let nodes = ["redis-1", "redis-2", "redis-3"];
+    let protocol = ProtocolSpec::library(
+        "node-redlock",
+        version,
+        json!({ "nodes": nodes, "ttl_ms": 10_000, "retry_ms": [200] }),
+    );
+    Scenario {
+        nodes: nodes.iter().map(|n| node(n)).collect(),
+        clients: account_clients(vec![
+            client("p1", protocol.clone(), &[1_000], 0),
+            client("p2", protocol, &[5_000], 10_500),
+        ]),
+        network: NetworkSpec {
+            delays_ms: vec![1],
+            ..NetworkSpec::default()
+        },
+        faults: FaultsSpec {
+            pauses: vec![PauseSpec {
+                process: "p1".into(),
+                durations_ms: vec![12_000],
+                when: FaultWhen {
+                    at_ms: Some(1),
+                    ..FaultWhen::default()
+                },
+            }],
+            max_pauses: 1,
+            ..FaultsSpec::default()
+        },
+        account: Some(account(false, false, false)),
+        oracles: vec![OracleSpec::MeResource, OracleSpec::MeLock],
+        ..base()
+    }
+}
+
+/// node-redlock 5: the answers read after the pause make a quorum, and the lock is
+/// returned with its expiration 2 s past.
+pub fn node_redlock_5_pause_during_acquire() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-pause-during-acquire".into(),
+        description: "node-redlock 5 (validity from the first attempt, never checked): a 12 s pause between sending the requests and reading the answers; the quorum read afterwards returns a lock already expired, and its debit lands while the second client holds the lock".into(),
+        expect: Expected::Violated {
+            oracle: "me-resource".into(),
+        },
+        ..pause_during_acquire("5.0.0-beta.2")
+    }
+}
+
+/// node-redlock 4 in the same world: the quorum comes with no validity left, the attempt
+/// fails, and the retries find the lock taken.
+pub fn node_redlock_4_pause_during_acquire() -> Scenario {
+    Scenario {
+        name: "node-redlock-4-pause-during-acquire".into(),
+        description: "node-redlock 4 in the same world: the quorum read after the pause has no validity left, so the attempt fails; its retries find the lock taken and it gives up without touching the account".into(),
+        expect: Expected::Safe,
+        ..pause_during_acquire("4.2")
+    }
+}
+
+/// Two node-redlock 5 clients on four nodes, starting at once; each reaches two of them
+/// first (its messages to the other two take 2 ms): the 2 to 2 split is never decided,
+/// and once the keys expire the lock is free with both clients still waiting.
+pub fn node_redlock_5_tie_never_decided() -> Scenario {
+    let nodes = ["redis-1", "redis-2", "redis-3", "redis-4"];
+    let protocol = ProtocolSpec::library(
+        "node-redlock",
+        "5.0.0-beta.2",
+        json!({ "nodes": nodes, "ttl_ms": 1_000, "retry_ms": [200] }),
+    );
+    Scenario {
+        name: "node-redlock-5-tie-never-decided".into(),
+        description: "node-redlock 5 on four servers: two clients split the votes 2 to 2, neither quorum is reached, and both wait for ever while the lock is free once the keys expire".into(),
+        nodes: nodes.iter().map(|n| node(n)).collect(),
+        clients: vec![
+            client("p1", protocol.clone(), &[100], 0),
+            client("p2", protocol, &[100], 0),
+        ],
+        network: NetworkSpec {
+            delays_ms: vec![1],
+            links: [("p1", "redis-3"), ("p1", "redis-4"), ("p2", "redis-1"), ("p2", "redis-2")]
+                .iter()
+                .map(|(client, node)| LinkOverride {
+                    between: [client.to_string(), node.to_string()],
+                    delays_ms: vec![2],
+                    one_way: true,
+                })
+                .collect(),
+            ..NetworkSpec::default()
+        },
+        oracles: vec![
+            OracleSpec::Progress { bound_ms: 2_000 },
+            OracleSpec::NoGiveUp,
+        ],
+        expect: Expected::Violated {
+            oracle: "progress".into(),
+        },
+        ..base()
+    }
+}
+
+/// Every built-in of this file.
+pub fn all() -> Vec<Scenario> {
+    vec![
+        node_redlock_5_pause_during_acquire(),
+        node_redlock_4_pause_during_acquire(),
+        node_redlock_5_tie_never_decided(),
+    ]
+}

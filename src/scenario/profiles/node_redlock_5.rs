@@ -1,0 +1,48 @@
+//! node-redlock (npm `redlock`) v5's `acquire(resources, duration)`, read from
+//! `src/index.ts` at tag v5.0.0-beta.2 (v5.0.0-beta.1 behaves the same; beta.2 adds
+//! `retryCount = -1` for no limit). The defaults are v4's: drift factor 0.01, `retryCount`
+//! 10 (11 attempts), `retryDelay` 200 ms with `retryJitter` 100 ms (every whole ms from 100
+//! to 299; defaults at 105-111), the wall clock (`Date.now()`), no request timeout (ioredis
+//! sets none); the attempt is not ([`AttemptRules::NODE_REDLOCK_5`]):
+//!
+//! - `acquire` (296-343) reads `start = Date.now()` once, before the first attempt, and
+//!   returns `new Lock(..., start + duration - drift)`, with the drift
+//!   `Math.round(driftFactor * duration) + 2`, as soon as `_execute` reports a quorum: the
+//!   retries eat into the validity, and the expiration is never compared with the clock,
+//!   so a lock whose validity is over is returned all the same.
+//! - `_attemptOperation` (470-543) sends the script to every client at once and resolves
+//!   as soon as `votesFor.size === quorumSize` or `votesAgainst.size === quorumSize`
+//!   (an error counts against); with an even number of servers a 2 to 2 split never
+//!   resolves, and neither does `acquire`.
+//! - `_execute` (418-468) retries after a failed attempt without undoing it: the keys it
+//!   set stay until they expire or until `acquire`'s `catch` runs the release script once
+//!   (`retryCount: 0`), after the last attempt.
+//!
+//! Left out: `using`'s automatic extension (an extension `automaticExtensionThreshold`,
+//! 500 ms, before the expiration, retried while the lock is still valid, then the abort
+//! signal), `extend`, and `release`'s own retries (the model's release is one round).
+
+use super::{derives_nothing, node_redlock, Profile, ProtocolSpec};
+use lockcheck_model::lock::redlock::AttemptRules;
+
+pub const V5: Profile = Profile {
+    library: "node-redlock",
+    versions: "5.0.0-beta.1 to 5.0.0-beta.2",
+    first: [5, 0, 0],
+    last: [5, 0, 0],
+    summary: "as 4, but decided at the first quorum either way (a tie never is), a failed attempt's keys deleted only after the last one, the validity counted from the first attempt and never checked",
+    defaults,
+    required: &[(
+        "ttl_ms",
+        "node-redlock's `acquire(resources, duration)` has no default duration: give the `duration` the code passes",
+    )],
+    derive: derives_nothing,
+};
+
+fn defaults() -> ProtocolSpec {
+    let mut spec = node_redlock::defaults();
+    if let ProtocolSpec::Redlock { attempt, .. } = &mut spec {
+        *attempt = AttemptRules::NODE_REDLOCK_5;
+    }
+    spec
+}
