@@ -277,6 +277,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         retry_ms: vec![1],
         acquire_timeout_ms: None,
         max_attempts: None,
+        auto_extension: None,
         watchdog: None,
     };
     let mut s = one_node_world(vec![

@@ -499,3 +499,29 @@ fn node_redlock_5_returns_a_lock_already_expired_where_4_refuses_it() {
     .unwrap();
     assert_eq!(tie.violated(), Some("progress"));
 }
+
+#[test]
+fn an_automatic_extension_needs_a_ttl_100_ms_past_its_threshold_and_no_watchdog() {
+    let v5 = format!("library = \"node-redlock\"\nversion = \"5\"\n{NODES}");
+    let (field, message, _) = refused(&format!(
+        "{v5}\nttl_ms = 550\nauto_extension = {{ threshold_ms = 500 }}"
+    ));
+    assert_eq!(
+        field, "clients[0].protocol.auto_extension.threshold_ms",
+        "{message}"
+    );
+    assert!(message.contains("at least 100 ms longer"), "{message}");
+    let (field, message, _) = refused(&format!(
+        "{v5}\nttl_ms = 5000\nauto_extension = {{}}\nwatchdog = {{}}"
+    ));
+    assert_eq!(field, "clients[0].protocol.auto_extension", "{message}");
+    assert!(message.contains("not both"), "{message}");
+    let ProtocolSpec::Redlock { auto_extension, .. } = protocol_of(&file_with(&format!(
+        "{v5}\nttl_ms = 5000\nauto_extension = {{}}"
+    )))
+    .resolved()
+    .clone() else {
+        panic!("node-redlock is Redlock");
+    };
+    assert_eq!(auto_extension.unwrap().threshold_ms, 500);
+}

@@ -152,6 +152,7 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "min-replicas-lag-refuses-writes",
         "node-redlock-wall-clock-step",
         "node-redlock-5-pause-during-acquire",
+        "node-redlock-5-using-pause-unchecked",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

@@ -29,6 +29,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("node-redlock-4-pause-during-acquire", None),
     ("node-redlock-5-pause-during-acquire", Some("me-resource")),
     ("node-redlock-5-tie-never-decided", Some("progress")),
+    ("node-redlock-5-using-pause-checked", None),
+    ("node-redlock-5-using-pause-unchecked", Some("me-resource")),
     ("node-redlock-wall-clock-step", Some("me-lock")),
     (
         "phantom-cycle-separate-reads",

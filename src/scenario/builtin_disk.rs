@@ -32,6 +32,7 @@ fn watched_lock() -> ProtocolSpec {
         retry_ms: vec![400],
         acquire_timeout_ms: None,
         max_attempts: None,
+        auto_extension: None,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 1,

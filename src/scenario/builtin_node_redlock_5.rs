@@ -11,6 +11,10 @@
 //!
 //! node-redlock 5 decides an attempt at the first quorum either way: with four servers a 2
 //! to 2 split never reaches one, and `acquire` never returns.
+//!
+//! `using` extends the lock on a timer, which a pause freezes: after a pause past the
+//! expiration the overdue extension refuses the expired lock and aborts the routine's
+//! signal, which saves the account only if the routine checks it before writing.
 
 use super::builtin::{account, account_clients, base, client, node};
 use super::*;
@@ -119,11 +123,66 @@ pub fn node_redlock_5_tie_never_decided() -> Scenario {
     }
 }
 
+/// `using` on three nodes, a 5 s lock extended 500 ms before its expiry: `p1` works 12 s
+/// and pauses 6 s at 5 s, just after its first extension (valid until about 9.45 s); `p2`
+/// asks from 8 s on, every 200 ms, and works 3 s; both read and debit the account.
+/// `checks_signal`: `p1`'s routine checks `signal.aborted` before it writes.
+fn using_pause(checks_signal: bool) -> Scenario {
+    let nodes = ["redis-1", "redis-2", "redis-3"];
+    let protocol = ProtocolSpec::library(
+        "node-redlock",
+        "5.0.0-beta.2",
+        json!({ "nodes": nodes, "ttl_ms": 5_000, "retry_ms": [200], "auto_extension": {} }),
+    );
+    let mut p1 = client("p1", protocol.clone(), &[12_000], 0);
+    p1.workload.checks_stop_event = checks_signal;
+    Scenario {
+        faults: FaultsSpec {
+            pauses: vec![PauseSpec {
+                process: "p1".into(),
+                durations_ms: vec![6_000],
+                when: FaultWhen {
+                    at_ms: Some(5_000),
+                    ..FaultWhen::default()
+                },
+            }],
+            max_pauses: 1,
+            ..FaultsSpec::default()
+        },
+        clients: account_clients(vec![p1, client("p2", protocol, &[3_000], 8_000)]),
+        ..pause_during_acquire("5.0.0-beta.2")
+    }
+}
+
+/// The routine ignores the signal: it writes after the lock was lost.
+pub fn node_redlock_5_using_pause_unchecked() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-using-pause-unchecked".into(),
+        description: "node-redlock 5's using(): a 6 s pause freezes the extension timer past the expiry; the overdue extension aborts the signal, the routine does not check it and debits while the second client holds the lock".into(),
+        expect: Expected::Violated {
+            oracle: "me-resource".into(),
+        },
+        ..using_pause(false)
+    }
+}
+
+/// The routine checks the signal before it writes.
+pub fn node_redlock_5_using_pause_checked() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-using-pause-checked".into(),
+        description: "the same with the routine checking signal.aborted before it writes: the abort comes when the pause ends, before the write, and the account is safe (the lock still breaks)".into(),
+        expect: Expected::Safe,
+        ..using_pause(true)
+    }
+}
+
 /// Every built-in of this file.
 pub fn all() -> Vec<Scenario> {
     vec![
         node_redlock_5_pause_during_acquire(),
         node_redlock_4_pause_during_acquire(),
         node_redlock_5_tie_never_decided(),
+        node_redlock_5_using_pause_unchecked(),
+        node_redlock_5_using_pause_checked(),
     ]
 }

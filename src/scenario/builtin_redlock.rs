@@ -232,6 +232,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         retry_ms: vec![retry_ms],
         acquire_timeout_ms: None,
         max_attempts: None,
+        auto_extension: None,
         watchdog: None,
     }
 }
@@ -339,6 +340,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         retry_ms: vec![400],
         acquire_timeout_ms: None,
         max_attempts: None,
+        auto_extension: None,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 3,

@@ -33,7 +33,7 @@ pub mod suggest;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
-pub use protocol::{ProtocolSpec, WatchdogSpec};
+pub use protocol::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};

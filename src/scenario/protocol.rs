@@ -109,6 +109,9 @@ pub enum ProtocolSpec {
         max_attempts: Option<u64>,
         #[serde(default)]
         watchdog: Option<WatchdogSpec>,
+        /// node-redlock 5's `using`: extend automatically before the expiration.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        auto_extension: Option<AutoExtensionSpec>,
     },
     /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
     /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
@@ -198,6 +201,20 @@ pub struct WatchdogSpec {
     /// `extended`: only a real extension counts.
     #[serde(default = "any_answer")]
     pub counts: RenewCount,
+}
+
+/// node-redlock 5's automatic extension (`using`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoExtensionSpec {
+    /// Extend this long before the expiration (`automaticExtensionThreshold`: 500 ms).
+    #[serde(default = "default_threshold_ms")]
+    #[serde(deserialize_with = "duration::ms")]
+    pub threshold_ms: u64,
+}
+
+fn default_threshold_ms() -> u64 {
+    500
 }
 
 // The defaults a scenario file may leave out, read from the model's constructors so that
@@ -317,6 +334,7 @@ impl ProtocolSpec {
             acquire_timeout_ms: r.acquire_timeout_ms,
             max_attempts: r.max_attempts.map(u64::from),
             watchdog: r.watchdog.map(|_| WatchdogSpec::seed_000()),
+            auto_extension: None,
         }
     }
 

@@ -58,6 +58,7 @@
 //! which is what lets interchangeable nodes be renamed (symmetry reduction).
 
 mod attempt_rules;
+mod auto_extension;
 mod drift;
 mod params_text;
 mod state_hash;
@@ -67,6 +68,7 @@ mod timeouts;
 mod watchdog;
 
 pub use attempt_rules::{AttemptRules, Decide, Undo, ValidityFrom};
+pub use auto_extension::AutoExtension;
 pub use drift::DriftRounding;
 use drift::SEED_DRIFT_EXTRA_MS;
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
@@ -120,6 +122,8 @@ pub struct Redlock {
     /// node-redlock: `retryCount` + 1).
     pub max_attempts: Option<u16>,
     pub watchdog: Option<Watchdog>,
+    /// node-redlock 5's `using`: extend automatically before the expiration.
+    pub auto_extension: Option<AutoExtension>,
 }
 
 /// Where a Redlock engine is.
@@ -161,9 +165,11 @@ pub struct RedlockState {
     failed_renewals: u8,
     /// Failed attempts of the acquire under way, counted only when attempts are limited.
     failed_attempts: u16,
-    /// When the acquire under way began, on the engine's clock; kept only when the validity
-    /// counts from the first attempt (else 0).
+    /// When the acquire (or automatic extension) under way began, on the engine's clock;
+    /// kept only when the validity counts from the first attempt (else 0).
     first_started_ms: i64,
+    /// The lock's expiration on the engine's clock, kept only with the automatic extension.
+    valid_until_ms: i64,
 }
 
 /// One parity bit per sweep kind.
@@ -197,6 +203,7 @@ impl Redlock {
             acquire_timeout_ms: Some(10_000),
             max_attempts: None,
             watchdog: Some(Watchdog::seed_000()),
+            auto_extension: None,
         }
     }
 
@@ -277,6 +284,7 @@ impl Redlock {
             (Kind::Release, _) => Outcome::Ok,
             (Kind::Renew, reply) => match &self.watchdog {
                 Some(dog) if dog.counts_as_renewed(reply) => Outcome::Ok,
+                None if *reply == Reply::Integer(1) => Outcome::Ok,
                 _ => Outcome::Refused,
             },
         };
@@ -324,26 +332,27 @@ impl Redlock {
     fn progress(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
         match &state.phase {
             Phase::Acquiring { sweep, .. } if self.decided(sweep) => self.decide(state, io),
-            Phase::Undoing { sweep, .. }
-                if self.deletion_over(sweep) && self.last_attempt(state) =>
-            {
+            Phase::Undoing { sweep, .. } if self.sweep_over(sweep) && self.last_attempt(state) => {
                 state.phase = Phase::Idle;
                 state.failed_attempts = 0;
                 io.cancel_timer(LockTimer::AcquireDeadline);
                 Some(LockEvent::GaveUp)
             }
-            Phase::Undoing { sweep, expired } if self.deletion_over(sweep) => {
+            Phase::Undoing { sweep, expired } if self.sweep_over(sweep) => {
                 self.wait_to_retry(state, *expired, io);
                 None
             }
-            Phase::Releasing { sweep } if self.deletion_over(sweep) => {
+            Phase::Releasing { sweep } if self.sweep_over(sweep) => {
                 state.phase = Phase::Idle;
                 Some(LockEvent::Released)
             }
             Phase::Holding {
                 watch: Watch::Renewing(sweep),
                 ..
-            } if sweep.finished() => self.renewal_over(state, io),
+            } if self.sweep_over(sweep) => match self.auto_extension {
+                Some(_) => self.extension_over(state, io),
+                None => self.renewal_over(state, io),
+            },
             _ => None,
         }
     }
@@ -385,16 +394,13 @@ impl Redlock {
             unreachable!("decide is called while acquiring");
         };
         let now = self.clock.read(io.now());
-        let started_ms = match self.rules.validity_from {
-            ValidityFrom::EachAttempt => sweep.started_ms,
-            ValidityFrom::FirstAttempt => state.first_started_ms,
-        };
-        let validity = self.validity_ms(now - started_ms);
+        let validity = self.validity_ms(now - self.validity_start(state, &sweep));
         if sweep.ok_count() >= self.quorum() && self.valid_enough(validity) {
             io.cancel_timer(LockTimer::AcquireDeadline);
             state.failed_attempts = 0;
             let (interval_ms, watch) = self.start_watch(validity, io);
             state.phase = Phase::Holding { interval_ms, watch };
+            self.queue_extension(state, now + validity, io);
             return Some(LockEvent::Acquired {
                 valid_until: Some(Deadline {
                     clock: self.clock,
@@ -435,7 +441,10 @@ impl Redlock {
     ) -> Option<LockEvent> {
         match timer {
             LockTimer::SweepTimeout => self.time_out(state, io),
-            LockTimer::Retry => self.retry(state, io),
+            LockTimer::Retry => {
+                self.retry_extension(state, io);
+                self.retry(state, io)
+            }
             LockTimer::AcquireDeadline => {
                 if let Phase::Acquiring { expired, .. }
                 | Phase::Undoing { expired, .. }
@@ -445,6 +454,13 @@ impl Redlock {
                 }
                 None
             }
+            LockTimer::Renew if self.auto_extension.is_some() => match state.phase {
+                Phase::Holding {
+                    watch: Watch::Sleeping,
+                    ..
+                } => self.begin_extension(state, io),
+                _ => None,
+            },
             LockTimer::Renew => {
                 self.on_renew_tick(state, io);
                 None
@@ -494,6 +510,7 @@ impl Engine for Redlock {
             failed_renewals: 0,
             failed_attempts: 0,
             first_started_ms: 0,
+            valid_until_ms: 0,
         }
     }
 

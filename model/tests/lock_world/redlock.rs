@@ -25,6 +25,7 @@ pub fn small(dispatch: Dispatch) -> Redlock {
         acquire_timeout_ms: Some(500),
         max_attempts: None,
         watchdog: None,
+        auto_extension: None,
     }
 }
 

@@ -50,6 +50,7 @@ pub(super) fn defaults() -> ProtocolSpec {
         retry_ms: (100..300).collect(),
         acquire_timeout_ms: None,
         max_attempts: Some(11),
+        auto_extension: None,
         watchdog: None,
     }
 }

@@ -18,9 +18,9 @@
 //!   set stay until they expire or until `acquire`'s `catch` runs the release script once
 //!   (`retryCount: 0`), after the last attempt.
 //!
-//! Left out: `using`'s automatic extension (an extension `automaticExtensionThreshold`,
-//! 500 ms, before the expiration, retried while the lock is still valid, then the abort
-//! signal), `extend`, and `release`'s own retries (the model's release is one round).
+//! `using(resources, duration, routine)` is the profile with `auto_extension = {}` (module
+//! `redlock::auto_extension` of the model). Left out: `extend` called by the code itself,
+//! and `release`'s own retries (the model's release is one round).
 
 use super::{derives_nothing, node_redlock, Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::AttemptRules;

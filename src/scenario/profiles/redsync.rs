@@ -54,6 +54,7 @@ fn defaults() -> ProtocolSpec {
         retry_ms: (50..250).collect(),
         acquire_timeout_ms: None,
         max_attempts: Some(32),
+        auto_extension: None,
         watchdog: None,
     }
 }

@@ -1,11 +1,11 @@
 //! A protocol spec made the model's [`Protocol`]: each value checked, with the field named
 //! in the error (`clients[1].protocol.retry_ms[0]`), the names resolved to processes.
 
-use super::ProtocolSpec;
+use super::{AutoExtensionSpec, ProtocolSpec};
 use crate::scenario::build::{error, positive, Names, ScenarioError};
 use crate::scenario::Scenario;
 use lockcheck_model::lock::redisson::Redisson;
-use lockcheck_model::lock::redlock::{Redlock, Watchdog};
+use lockcheck_model::lock::redlock::{AutoExtension, Redlock, Watchdog};
 use lockcheck_model::lock::single::{GiveUpCheck, SingleNode};
 use lockcheck_model::lock::Protocol;
 use lockcheck_sim::world::ProcessId;
@@ -90,6 +90,7 @@ impl Builder<'_> {
             acquire_timeout_ms,
             max_attempts,
             watchdog,
+            auto_extension,
         } = p
         else {
             unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
@@ -140,7 +141,39 @@ impl Builder<'_> {
                 })
             }
         };
+        r.auto_extension = auto_extension
+            .as_ref()
+            .map(|e| self.auto_extension(e, r.ttl_ms, r.watchdog.is_some()))
+            .transpose()?;
         Ok(r)
+    }
+
+    /// node-redlock 5's rule: the TTL exceeds the threshold by at least 100 ms; and one way
+    /// of renewing at a time.
+    fn auto_extension(
+        &self,
+        e: &AutoExtensionSpec,
+        ttl_ms: u64,
+        watchdog: bool,
+    ) -> Result<AutoExtension, ScenarioError> {
+        if watchdog {
+            return Err(error(
+                self.at("auto_extension"),
+                "a lock is renewed by the watchdog or extended automatically, not both: remove one",
+            ));
+        }
+        if e.threshold_ms + 100 > ttl_ms {
+            return Err(error(
+                self.at("auto_extension.threshold_ms"),
+                format!(
+                    "the TTL ({ttl_ms} ms) must be at least 100 ms longer than the threshold ({} ms), as node-redlock's `using` requires",
+                    e.threshold_ms
+                ),
+            ));
+        }
+        Ok(AutoExtension {
+            threshold_ms: e.threshold_ms,
+        })
     }
 
     fn redisson(&self, p: &ProtocolSpec) -> Result<Redisson, ScenarioError> {

@@ -9,7 +9,7 @@
 //! attempt, and returns the lock without comparing its expiration with the clock.
 
 use super::sweep::Sweep;
-use super::Redlock;
+use super::{Redlock, RedlockState};
 
 /// The rules of an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -112,11 +112,21 @@ impl Redlock {
         sweep.ok_count() >= self.quorum() || self.quorum_failed(sweep)
     }
 
-    /// Whether a sweep that deletes keys (after a failed attempt, or the release) is over.
-    pub(super) fn deletion_over(&self, sweep: &Sweep) -> bool {
+    /// Whether a sweep other than an attempt (the deletion after a failed one, the
+    /// release, a renewal or an extension) is over.
+    pub(super) fn sweep_over(&self, sweep: &Sweep) -> bool {
         match self.rules.decide {
             Decide::AllAnswers => sweep.finished(),
             Decide::EarlyQuorum => self.early_decided(sweep),
+        }
+    }
+
+    /// Where the validity of `sweep`, an attempt of an acquire or an extension, counts
+    /// from.
+    pub(super) fn validity_start(&self, state: &RedlockState, sweep: &Sweep) -> i64 {
+        match self.rules.validity_from {
+            ValidityFrom::EachAttempt => sweep.started_ms,
+            ValidityFrom::FirstAttempt => state.first_started_ms,
         }
     }
 

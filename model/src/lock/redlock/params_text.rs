@@ -31,7 +31,10 @@ impl std::fmt::Debug for Redlock {
             .field("retry_ms", &self.retry_ms)
             .field("acquire_timeout_ms", &self.acquire_timeout_ms)
             .field("max_attempts", &self.max_attempts)
-            .field("watchdog", &self.watchdog)
-            .finish()
+            .field("watchdog", &self.watchdog);
+        if let Some(extension) = &self.auto_extension {
+            d.field("auto_extension", extension);
+        }
+        d.finish()
     }
 }

@@ -3,7 +3,7 @@
 //! validity is left), so that states differing only in when they happen are one.
 
 use super::sweep::Sweep;
-use super::{Phase, Redlock, RedlockState, ValidityFrom};
+use super::{Phase, Redlock, RedlockState, ValidityFrom, Watch};
 use lockcheck_sim::world::LocalNow;
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
@@ -28,6 +28,11 @@ impl Redlock {
             Phase::Holding { interval_ms, watch } => {
                 (4u8, interval_ms).hash(h);
                 watch.hash_relative(elapsed, now.mono_ms, h);
+                if self.auto_extension.is_some() {
+                    // Once passed, only that it passed matters (`expiration > now`).
+                    let left_ms = state.valid_until_ms - self.clock.read(now);
+                    left_ms.max(-1).hash(h);
+                }
             }
             Phase::Releasing { sweep } => {
                 h.write_u8(5);
@@ -41,14 +46,23 @@ impl Redlock {
         (self.clock.read(now) - sweep.started_ms).min(self.ttl_ms as i64)
     }
 
-    /// Hashes when the acquire under way began, as time elapsed (at most the TTL: beyond
-    /// it no validity is left whatever the value), if the validity counts from it.
+    /// Hashes when the acquire (or extension) under way began, as time elapsed (at most the
+    /// TTL: beyond it no validity is left whatever the value), if the validity counts from
+    /// it.
     pub(super) fn hash_first_start(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
-        let acquiring = matches!(
+        let extending = matches!(
             state.phase,
-            Phase::Acquiring { .. } | Phase::Undoing { .. } | Phase::Waiting { .. }
-        );
-        if self.rules.validity_from == ValidityFrom::FirstAttempt && acquiring {
+            Phase::Holding {
+                watch: Watch::Renewing(_) | Watch::Retrying,
+                ..
+            }
+        ) && self.auto_extension.is_some();
+        let under_way = extending
+            || matches!(
+                state.phase,
+                Phase::Acquiring { .. } | Phase::Undoing { .. } | Phase::Waiting { .. }
+            );
+        if self.rules.validity_from == ValidityFrom::FirstAttempt && under_way {
             let elapsed_ms = self.clock.read(now) - state.first_started_ms;
             elapsed_ms.min(self.ttl_ms as i64).hash(h);
         }

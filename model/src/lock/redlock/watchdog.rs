@@ -51,14 +51,16 @@ pub enum Watch {
     Off,
     /// Waiting for the next round (the `Renew` timer runs).
     Sleeping,
-    /// A renewal round is under way.
+    /// A renewal round (an extension's attempt) is under way.
     Renewing(Sweep),
+    /// Between two attempts of an automatic extension (the `Retry` timer runs).
+    Retrying,
     /// The stop event was set: no more renewals.
     Stopped,
 }
 
 /// Failed renewal rounds are counted up to this (the count is part of the state).
-const FAILED_RENEWALS_CAP: u8 = 3;
+pub(super) const FAILED_RENEWALS_CAP: u8 = 3;
 
 impl Watchdog {
     /// Seed 000's watchdog, as its code is written.
@@ -95,6 +97,7 @@ impl Watch {
             Watch::Off => h.write_u8(0),
             Watch::Sleeping => h.write_u8(1),
             Watch::Stopped => h.write_u8(3),
+            Watch::Retrying => h.write_u8(4),
         }
     }
 }

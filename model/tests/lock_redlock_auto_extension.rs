@@ -1,0 +1,153 @@
+//! node-redlock 5's automatic extension (`using`) in worlds of five masters and two
+//! clients: it keeps a long job's lock alive, it is frozen by a pause like any timer, and
+//! after the pause it refuses the expired lock and aborts (the stop event), which helps
+//! only the code that checks it.
+
+mod lock_world;
+mod world;
+
+use lock_world::redlock::{first, held, small};
+use lock_world::*;
+use lockcheck_model::lock::redlock::{AttemptRules, AutoExtension, Dispatch, Redlock};
+use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Workload};
+use lockcheck_sim::world::{FaultEnvelope, ProcessId};
+use world::{run, RedisWorld, State};
+
+/// Client-1 pays after a 300 ms job on a 100 ms lock extended 20 ms before its expiry
+/// (node-redlock 5's rules, no request timeout); client-2 pays after 150 ms, asking from
+/// 20 ms on. Client-1 may pause 200 ms once.
+fn long_job_world(extension: Option<AutoExtension>, checks_stop_event: bool) -> RedisWorld {
+    let redlock = Redlock {
+        rules: AttemptRules::NODE_REDLOCK_5,
+        node_timeout_ms: None,
+        acquire_timeout_ms: None,
+        max_attempts: Some(11),
+        auto_extension: extension,
+        ..small(Dispatch::Multiplexed)
+    };
+    let long_job = Workload {
+        checks_stop_event,
+        ..paying_job(0, &[300])
+    };
+    lock_world(
+        Protocol::Redlock(redlock),
+        [long_job, paying_job(20, &[150])],
+    )
+    .with_faults(FaultEnvelope::none().pause(CLIENT_1, &[200], 1))
+}
+
+const USING: Option<AutoExtension> = Some(AutoExtension { threshold_ms: 20 });
+
+fn working(s: &State, p: ProcessId) -> bool {
+    client_state(s, p).phase == ClientPhase::Working
+}
+
+#[test]
+fn the_extension_keeps_a_long_jobs_lock_alive_and_each_is_a_new_validity() {
+    let world = long_job_world(USING, false);
+    let path = run(&world, &[], 2_000);
+    let work: Vec<&State> = path
+        .states
+        .iter()
+        .filter(|s| working(s, CLIENT_1))
+        .collect();
+    assert!(
+        work.last().unwrap().now_ms >= 300,
+        "the job outlives the TTL"
+    );
+    assert!(work.iter().all(|s| believes(&world, s, CLIENT_1)));
+    assert!(path.states.iter().all(|s| !both_believe(&world, s)));
+    // Acquired at 2 ms, valid until 2 + 100 - 3 (from `start` at 0: 97); extended at 77,
+    // answered at 79: valid until 77 + 97 = 174, and so on every 77 ms.
+    let valid_until: Vec<i64> = work
+        .iter()
+        .filter_map(|s| held(s, CLIENT_1).and_then(|h| h.valid_until))
+        .map(|d| d.at_ms)
+        .fold(Vec::new(), |mut seen, at| {
+            if seen.last() != Some(&at) {
+                seen.push(at);
+            }
+            seen
+        });
+    assert_eq!(valid_until[..4], [97, 174, 251, 328], "{valid_until:?}");
+    let end = path.last_state();
+    assert_eq!(client_state(end, CLIENT_2).phase, ClientPhase::Done);
+    assert!(!account(end).damaged());
+    // Without it, the lock expires under the job and client-2 walks in.
+    let path = run(&long_job_world(None, false), &[], 2_000);
+    assert!(first(&path, |s| held(s, CLIENT_2).is_some()
+        && working(s, CLIENT_1))
+    .is_some());
+    assert!(account(path.last_state()).damaged());
+}
+
+#[test]
+fn after_a_pause_past_the_expiry_the_extension_aborts_which_only_helps_if_checked() {
+    for checks in [false, true] {
+        let world = long_job_world(USING, checks);
+        // The pause begins at the first event from 50 ms on (client-2's retry at 56),
+        // before the extension due at 77 ms, and ends at 256.
+        let path = run(&world, &[(50, "pause client-1 for 200 ms")], 2_000);
+        let lost = first(&path, |s| client_state(s, CLIENT_1).stop_event).expect("abort");
+        assert_eq!(
+            lost.now_ms, 256,
+            "the overdue extension refuses the expired lock"
+        );
+        assert!(held(lost, CLIENT_2).is_some(), "client-2 holds it by then");
+        // No extension request goes out after the abort.
+        let extends = |s: &State| {
+            s.in_flight
+                .iter()
+                .filter(|m| m.from == CLIENT_1 && format!("{:?}", m.msg).contains("Pexpire"))
+                .count()
+        };
+        assert!(path.states.iter().all(|s| extends(s) == 0));
+        assert_eq!(held(lost, CLIENT_1).is_some(), !checks, "checks: {checks}");
+        let damage = account(path.last_state());
+        assert_eq!(
+            damage.duplicate_debits,
+            u32::from(!checks),
+            "checks: {checks}"
+        );
+    }
+}
+
+#[test]
+fn failed_extensions_are_retried_and_renewed_while_the_lock_is_valid_then_abort() {
+    // When the extension is due (77 ms), the clocks of three of the five nodes jump 1 s
+    // ahead: the keys expire there, and a quorum answers 0 to every extension.
+    let with_attempts = |max_attempts| {
+        let redlock = Redlock {
+            rules: AttemptRules::NODE_REDLOCK_5,
+            node_timeout_ms: None,
+            acquire_timeout_ms: None,
+            max_attempts: Some(max_attempts),
+            auto_extension: USING,
+            ..small(Dispatch::Multiplexed)
+        };
+        let mut envelope = FaultEnvelope::none();
+        for &node in &NODES[2..] {
+            envelope = envelope.clock_step(node, &[1_000], 1);
+        }
+        let world = lock_world(
+            Protocol::Redlock(redlock),
+            [paying_job(0, &[300]), no_job()],
+        )
+        .with_faults(envelope);
+        let faults: Vec<String> = NODES[2..]
+            .iter()
+            .map(|n| format!("step clock of redis-{} by +1000 ms", n + 1))
+            .collect();
+        let faults: Vec<(u64, &str)> = faults.iter().map(|l| (77, l.as_str())).collect();
+        let path = run(&world, &faults, 2_000);
+        let lost = first(&path, |s| client_state(s, CLIENT_1).stop_event).expect("abort");
+        let failed = lock_client(&world, CLIENT_1).failed_renewals(client_state(lost, CLIENT_1));
+        (lost.now_ms, failed)
+    };
+    // Valid until 97. Two attempts of 2 ms, 10 ms apart (77-79, 89-91): the extension
+    // failed, the lock is still valid, so a new one starts at once (91-93, 103-105); at 105
+    // it is not, and the routine is aborted.
+    assert_eq!(with_attempts(2), (105, 3));
+    // Three attempts (77-79, 89-91, 101-103): the lock expired during the first extension.
+    assert_eq!(with_attempts(3), (103, 3));
+}
