@@ -6,7 +6,7 @@
 mod lock_world;
 mod world;
 
-use lock_world::redlock::{engine_phase, first, held, small};
+use lock_world::redlock::{engine_phase, first, held, kept_alive_work, small, working};
 use lock_world::*;
 use lockcheck_model::lock::redlock::{Dispatch, Phase, Redlock, RenewCount, Watchdog};
 use lockcheck_model::lock::{ClockKind, Deadline, Phase as ClientPhase, Protocol};
@@ -264,10 +264,6 @@ fn long_job_world(watchdog: Option<Watchdog>, checks_stop_event: bool) -> RedisW
     paying_world(redlock, [long_job, paying_job(20, &[150])])
 }
 
-fn working(s: &State, p: ProcessId) -> bool {
-    client_state(s, p).phase == ClientPhase::Working
-}
-
 fn failed_renewals(world: &RedisWorld, s: &State, p: ProcessId) -> u32 {
     lock_client(world, p).failed_renewals(client_state(s, p))
 }
@@ -276,17 +272,7 @@ fn failed_renewals(world: &RedisWorld, s: &State, p: ProcessId) -> u32 {
 fn the_watchdog_keeps_a_long_jobs_lock_alive_without_faults() {
     let world = long_job_world(Some(watchdog(RenewCount::Extended)), false);
     let path = run(&world, &[], 2_000);
-    let work: Vec<&State> = path
-        .states
-        .iter()
-        .filter(|s| working(s, CLIENT_1))
-        .collect();
-    assert!(
-        work.last().unwrap().now_ms >= 300,
-        "the job outlives the TTL"
-    );
-    assert!(work.iter().all(|s| believes(&world, s, CLIENT_1)));
-    assert!(path.states.iter().all(|s| !both_believe(&world, s)));
+    kept_alive_work(&world, &path);
     assert!(first(&path, |s| held(s, CLIENT_2).is_some()
         && working(s, CLIENT_1))
     .is_none());

@@ -6,11 +6,11 @@
 mod lock_world;
 mod world;
 
-use lock_world::redlock::{first, held, small};
+use lock_world::redlock::{first, held, kept_alive_work, small, working};
 use lock_world::*;
 use lockcheck_model::lock::redlock::{AttemptRules, AutoExtension, Dispatch, Redlock};
 use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Workload};
-use lockcheck_sim::world::{FaultEnvelope, ProcessId};
+use lockcheck_sim::world::FaultEnvelope;
 use world::{run, RedisWorld, State};
 
 /// Client-1 pays after a 300 ms job on a 100 ms lock extended 20 ms before its expiry
@@ -38,25 +38,11 @@ fn long_job_world(extension: Option<AutoExtension>, checks_stop_event: bool) -> 
 
 const USING: Option<AutoExtension> = Some(AutoExtension { threshold_ms: 20 });
 
-fn working(s: &State, p: ProcessId) -> bool {
-    client_state(s, p).phase == ClientPhase::Working
-}
-
 #[test]
 fn the_extension_keeps_a_long_jobs_lock_alive_and_each_is_a_new_validity() {
     let world = long_job_world(USING, false);
     let path = run(&world, &[], 2_000);
-    let work: Vec<&State> = path
-        .states
-        .iter()
-        .filter(|s| working(s, CLIENT_1))
-        .collect();
-    assert!(
-        work.last().unwrap().now_ms >= 300,
-        "the job outlives the TTL"
-    );
-    assert!(work.iter().all(|s| believes(&world, s, CLIENT_1)));
-    assert!(path.states.iter().all(|s| !both_believe(&world, s)));
+    let work = kept_alive_work(&world, &path);
     // Acquired at 2 ms, valid until 2 + 100 - 3 (from `start` at 0: 97); extended at 77,
     // answered at 79: valid until 77 + 97 = 174, and so on every 77 ms.
     let valid_until: Vec<i64> = work

@@ -207,6 +207,17 @@ impl Redlock {
         }
     }
 
+    /// The lock is held (acquired, renewed or extended) until `at_ms` on the engine's clock.
+    fn held_until(&self, at_ms: i64) -> LockEvent {
+        LockEvent::Acquired {
+            valid_until: Some(Deadline {
+                clock: self.clock,
+                at_ms,
+            }),
+            token: None,
+        }
+    }
+
     /// The quorum: a majority of the nodes.
     pub fn quorum(&self) -> usize {
         self.nodes.len() / 2 + 1
@@ -401,13 +412,7 @@ impl Redlock {
             let (interval_ms, watch) = self.start_watch(validity, io);
             state.phase = Phase::Holding { interval_ms, watch };
             self.queue_extension(state, now + validity, io);
-            return Some(LockEvent::Acquired {
-                valid_until: Some(Deadline {
-                    clock: self.clock,
-                    at_ms: now + validity,
-                }),
-                token: None,
-            });
+            return Some(self.held_until(now + validity));
         }
         if self.rules.undo == Undo::AfterLast && !expired && !self.last_attempt(state) {
             self.wait_to_retry(state, expired, io);

@@ -44,3 +44,27 @@ pub fn held(state: &State, p: ProcessId) -> Option<Held> {
 pub fn first(path: &Path<RedisWorld>, cond: impl Fn(&State) -> bool) -> Option<&State> {
     path.states.iter().find(|s| cond(s))
 }
+
+pub fn working(s: &State, p: ProcessId) -> bool {
+    client_state(s, p).phase == lockcheck_model::lock::Phase::Working
+}
+
+/// The states in which client-1 works, once checked that its job outlives the TTL (100
+/// ms), that it believes its lock throughout, and that no two clients ever believe theirs
+/// at once.
+pub fn kept_alive_work<'a>(world: &RedisWorld, path: &'a Path<RedisWorld>) -> Vec<&'a State> {
+    let work: Vec<&State> = path
+        .states
+        .iter()
+        .filter(|s| working(s, super::CLIENT_1))
+        .collect();
+    assert!(
+        work.last().unwrap().now_ms >= 300,
+        "the job outlives the TTL"
+    );
+    assert!(work
+        .iter()
+        .all(|s| super::believes(world, s, super::CLIENT_1)));
+    assert!(path.states.iter().all(|s| !super::both_believe(world, s)));
+    work
+}

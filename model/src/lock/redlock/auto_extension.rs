@@ -21,7 +21,7 @@
 use super::sweep::Kind;
 use super::watchdog::FAILED_RENEWALS_CAP;
 use super::{Phase, Redlock, RedlockState, Watch};
-use crate::lock::engine::{Deadline, LockEvent, LockIo};
+use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
 
 /// The automatic extension's parameters.
@@ -111,13 +111,7 @@ impl Redlock {
         let validity = self.validity_ms(now - self.validity_start(state, &sweep));
         if sweep.ok_count() >= self.quorum() && self.valid_enough(validity) {
             self.queue_extension(state, now + validity, io);
-            return Some(LockEvent::Acquired {
-                valid_until: Some(Deadline {
-                    clock: self.clock,
-                    at_ms: now + validity,
-                }),
-                token: None,
-            });
+            return Some(self.held_until(now + validity));
         }
         state.failed_renewals = (state.failed_renewals + 1).min(FAILED_RENEWALS_CAP);
         state.failed_attempts = state.failed_attempts.saturating_add(1);

@@ -16,7 +16,7 @@
 
 use super::sweep::{Kind, Sweep};
 use super::{Phase, Redlock, RedlockState};
-use crate::lock::engine::{Deadline, LockEvent, LockIo};
+use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::Reply;
 use lockcheck_sim::FpHasher;
@@ -154,13 +154,7 @@ impl Redlock {
         io.set_timer(LockTimer::Renew, *interval_ms);
         let now = self.clock.read(io.now());
         let validity = self.validity_ms(now - sweep.started_ms);
-        Some(LockEvent::Acquired {
-            valid_until: Some(Deadline {
-                clock: self.clock,
-                at_ms: now + validity,
-            }),
-            token: None,
-        })
+        Some(self.held_until(now + validity))
     }
 
     /// Stops the watchdog (the business code is done with the lock).
