@@ -235,16 +235,40 @@ fn a_race_decided_by_same_instant_order_can_be_won_by_either_client_with_reducti
     }
 }
 
-/// A small random world: one or three nodes, two clients of one protocol, one or two delay
-/// values, client clock drift, and a random fault envelope over every process.
+/// A small random world: one or three nodes, two clients of one protocol (node-redlock
+/// 5's among them), one or two delay values, client clock drift, and a random fault envelope over every process.
 fn small_scenario() -> impl Strategy<Value = Scenario> {
-    let protocol = prop_oneof![
+    small_scenario_of(prop_oneof![
         Just("single_owner"),
         Just("single_del"),
         Just("redlock_seq"),
         Just("redlock_mux"),
+        Just("redlock_node_5"),
         Just("redisson"),
-    ];
+    ])
+}
+
+/// node-redlock 5 with a 600 ms TTL and a job of 1.5 to 2 s: `using` extends the lock
+/// every 100 ms or so, and the faults (pauses, node clock steps) make extensions fail and
+/// retry.
+fn extending_node_redlock_5_scenario() -> impl Strategy<Value = Scenario> {
+    (1_500u64..=2_000, 100u64..=300).prop_flat_map(|(work_ms, retry_ms)| {
+        let scenario = small_world("redlock_node_5", false, 600, &[work_ms], retry_ms, 0, 0);
+        let processes: Vec<String> = ["r1", "r2", "r3", "a", "b"].map(String::from).to_vec();
+        let clients = vec!["a".to_string(), "b".to_string()];
+        (Just(scenario), fault_schedule(processes, clients, 1_000)).prop_map(
+            |(mut scenario, faults)| {
+                scenario.faults = faults;
+                scenario
+            },
+        )
+    })
+}
+
+/// [`small_scenario`] with the protocol drawn from `protocol`.
+fn small_scenario_of(
+    protocol: impl Strategy<Value = &'static str>,
+) -> impl Strategy<Value = Scenario> {
     (
         protocol,
         prop::bool::ANY,
@@ -296,6 +320,12 @@ fn small_world(
             "release": if protocol == "single_del" { "plain_del" } else { "owner_checked" },
         }),
         "redisson" => json!({"kind": "redisson", "node": "r1", "lease_ms": ttl_ms}),
+        // node-redlock 5: early decisions, no undo between attempts, the validity from
+        // the first attempt and unchecked, no request timeout, and `using`'s extension.
+        "redlock_node_5" => json!({
+            "library": "node-redlock", "version": "5", "nodes": nodes, "ttl_ms": ttl_ms,
+            "retry_ms": [retry_ms], "max_attempts": 3, "auto_extension": {},
+        }),
         _ => json!({
             "kind": "redlock", "nodes": nodes, "ttl_ms": ttl_ms, "retry_ms": [retry_ms],
             "dispatch": if protocol == "redlock_mux" { "multiplexed" } else { "sequential" },
@@ -355,5 +385,31 @@ proptest! {
         scenario in small_scenario()
     ) {
         compare_dead_values(&scenario, 20_000);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, .. ProptestConfig::default() })]
+
+    /// node-redlock 5's rules (a sweep decided before every node answered, keys left by a
+    /// failed attempt, the validity from the first attempt, the extension's timer and
+    /// retries) under every reduction.
+    #[test]
+    fn generated_node_redlock_5_worlds_get_the_same_verdicts_with_and_without_each_reduction(
+        scenario in prop_oneof![
+            small_scenario_of(Just("redlock_node_5")),
+            extending_node_redlock_5_scenario(),
+        ]
+    ) {
+        compare(&scenario, 20_000);
+        compare_symmetry(&scenario, 20_000);
+        compare_dead_values(&scenario, 20_000);
+        // The fingerprint abstracts the engine's times (relative, clamped); were it to merge
+        // states that differ, the space explored would depend on the search order.
+        let bfs = search_with(&scenario, Reductions::none(), 20_000, false);
+        let dfs = search_with(&scenario, Reductions::none(), 20_000, true);
+        if bfs.report.outcome == Outcome::Complete {
+            prop_assert_eq!(bfs.report.stats.unique_states, dfs.report.stats.unique_states);
+        }
     }
 }

@@ -137,3 +137,47 @@ fn failed_extensions_are_retried_and_renewed_while_the_lock_is_valid_then_abort(
     // Three attempts (77-79, 89-91, 101-103): the lock expired during the first extension.
     assert_eq!(with_attempts(3), (103, 3));
 }
+
+#[test]
+fn the_fingerprint_keeps_what_an_extension_depends_on_whatever_the_search_order() {
+    use lockcheck_sim::{explore, BreadthFirst, DepthFirst, Options, Outcome};
+    // Extensions that fail (two of the three node clocks may jump ahead, each once) and one
+    // that starts late (client-1 may pause): the extension's start, its attempts and the
+    // expiration each decide when the routine is aborted. A fingerprint that merged states
+    // differing in what is still to come would make the space explored depend on the
+    // search order. (The engine's copies of the expiration and of the extension's start are
+    // also implied by the client's belief and the sweep's own start in this world: dropping
+    // either from the fingerprint leaves the count unchanged.)
+    let redlock = Redlock {
+        nodes: NODES[..3].to_vec(),
+        rules: AttemptRules::NODE_REDLOCK_5,
+        node_timeout_ms: None,
+        acquire_timeout_ms: None,
+        max_attempts: Some(2),
+        auto_extension: USING,
+        ..small(Dispatch::Multiplexed)
+    };
+    let mut envelope = FaultEnvelope::none().pause(CLIENT_1, &[30], 1);
+    for &node in &NODES[1..3] {
+        envelope = envelope.clock_step(node, &[1_000], 1);
+    }
+    let world = lock_world(
+        Protocol::Redlock(redlock),
+        [paying_job(0, &[150]), no_job()],
+    )
+    .with_faults(envelope);
+    let options = || Options {
+        stop_at_first_violation: false,
+        max_states: Some(500_000),
+        ..Options::default()
+    };
+    let bfs = explore(&world, &mut BreadthFirst::default(), options());
+    let dfs = explore(&world, &mut DepthFirst::default(), options());
+    assert_eq!(bfs.outcome, Outcome::Complete, "{bfs}");
+    assert_eq!(bfs.stats.unique_states, dfs.stats.unique_states);
+    assert!(
+        bfs.stats.unique_states > 1_000,
+        "{}",
+        bfs.stats.unique_states
+    );
+}
