@@ -1,7 +1,7 @@
 //! A protocol spec made the model's [`Protocol`]: each value checked, with the field named
 //! in the error (`clients[1].protocol.retry_ms[0]`), the names resolved to processes.
 
-use super::{AutoExtensionSpec, ProtocolSpec};
+use super::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
 use crate::scenario::build::{error, positive, Names, ScenarioError};
 use crate::scenario::Scenario;
 use lockcheck_model::lock::redisson::Redisson;
@@ -95,25 +95,7 @@ impl Builder<'_> {
         else {
             unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
         };
-        let ids = nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| self.redis_node(n, &format!("nodes[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
-        if ids.is_empty() {
-            return Err(error(self.at("nodes"), "Redlock needs at least one node"));
-        }
-        // Redlock asks independent masters; an answer is told apart by its sender.
-        if let Some(i) = (1..ids.len()).find(|&i| ids[..i].contains(&ids[i])) {
-            return Err(error(
-                self.at(&format!("nodes[{i}]")),
-                format!(
-                    "`{}` is listed twice: Redlock needs distinct nodes",
-                    nodes[i]
-                ),
-            ));
-        }
-        let mut r = Redlock::seed_000(ids);
+        let mut r = Redlock::seed_000(self.redlock_nodes(nodes)?);
         r.ttl_ms = self.positive(*ttl_ms, "ttl_ms")?;
         r.drift_ppm = *drift_ppm;
         r.drift_extra_ms = *drift_extra_ms;
@@ -127,25 +109,48 @@ impl Builder<'_> {
         r.retry_ms = self.retry_delays(retry_ms)?;
         r.acquire_timeout_ms = *acquire_timeout_ms;
         r.max_attempts = self.max_attempts(*max_attempts)?;
-        r.watchdog = match watchdog {
-            None => None,
-            Some(w) => {
-                if !(1..=4).contains(&w.tries) {
-                    return Err(error(self.at("watchdog.tries"), "must be 1 to 4"));
-                }
-                Some(Watchdog {
-                    interval_permille: w.interval_permille,
-                    tries: w.tries,
-                    timeout_ms: self.positive(w.timeout_ms, "watchdog.timeout_ms")?,
-                    counts: w.counts,
-                })
-            }
-        };
+        r.watchdog = watchdog.as_ref().map(|w| self.watchdog(w)).transpose()?;
         r.auto_extension = auto_extension
             .as_ref()
             .map(|e| self.auto_extension(e, r.ttl_ms, r.watchdog.is_some()))
             .transpose()?;
         Ok(r)
+    }
+
+    /// Redlock's masters: at least one, each a node of the scenario, none twice (an answer
+    /// is told apart by its sender).
+    fn redlock_nodes(&self, nodes: &[String]) -> Result<Vec<ProcessId>, ScenarioError> {
+        let ids = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| self.redis_node(n, &format!("nodes[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if ids.is_empty() {
+            return Err(error(self.at("nodes"), "Redlock needs at least one node"));
+        }
+        if let Some(i) = (1..ids.len()).find(|&i| ids[..i].contains(&ids[i])) {
+            return Err(error(
+                self.at(&format!("nodes[{i}]")),
+                format!(
+                    "`{}` is listed twice: Redlock needs distinct nodes",
+                    nodes[i]
+                ),
+            ));
+        }
+        Ok(ids)
+    }
+
+    /// Seed 000's watchdog, its values checked.
+    fn watchdog(&self, w: &WatchdogSpec) -> Result<Watchdog, ScenarioError> {
+        if !(1..=4).contains(&w.tries) {
+            return Err(error(self.at("watchdog.tries"), "must be 1 to 4"));
+        }
+        Ok(Watchdog {
+            interval_permille: w.interval_permille,
+            tries: w.tries,
+            timeout_ms: self.positive(w.timeout_ms, "watchdog.timeout_ms")?,
+            counts: w.counts,
+        })
     }
 
     /// node-redlock 5's rule: the TTL exceeds the threshold by at least 100 ms; and one way
