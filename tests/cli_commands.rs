@@ -42,6 +42,8 @@ fn profiles_lists_every_library_with_its_versions_and_defaults() {
     assert_eq!(out.code, 0);
     for line in [
         "redsync 4.7.1 to 4.17",
+        "  read from go-redsync/redsync: redsync.go, mutex.go, scripts.go at v4.17.0",
+        "node-redlock 5.0.0-beta.1 to 5.0.0-beta.2",
         "  defaults (kind = \"redlock\"):",
         "    node_timeout_ms = 400",
         "    retry_ms = [50, 51, 52, …, 249]  (200 values)",
@@ -57,6 +59,9 @@ fn profiles_lists_every_library_with_its_versions_and_defaults() {
     let redsync = &j.as_array().unwrap()[0];
     assert_eq!(redsync["library"], "redsync");
     assert_eq!(redsync["last"], "4.17");
+    assert!(j.as_array().unwrap().iter().all(|p| p["source"]
+        .as_str()
+        .is_some_and(|s| s.contains(" at ") || s.contains(" by "))));
     assert_eq!(
         redsync["defaults"]["retry_ms"].as_array().unwrap().len(),
         200

@@ -24,10 +24,11 @@ pub(super) fn cmd_profiles() -> Output {
 
 fn profile_text(p: &Profile) -> String {
     let mut text = format!(
-        "{} {}\n  {}\n  version = \"{}\" picks it (or any version in the range)\n",
+        "{} {}\n  {}\n  read from {}\n  version = \"{}\" picks it (or any version in the range)\n",
         p.library,
         p.versions,
         p.summary,
+        p.source,
         version_text(p.last)
     );
     for (field, why) in p.required {
@@ -55,6 +56,7 @@ fn profile_json(p: &Profile) -> Value {
         "first": version_text(p.first),
         "last": version_text(p.last),
         "summary": p.summary,
+        "source": p.source,
         "required": p.required.iter().map(|(f, why)| json!({"field": f, "why": why})).collect::<Vec<_>>(),
         "defaults": Value::Object(listed_defaults(p)),
     })

@@ -30,6 +30,9 @@ pub struct Profile {
     pub last: [u32; 3],
     /// What the model of this library is, in a line.
     pub summary: &'static str,
+    /// Where its behaviour was read: the repository, the files and the tag (the
+    /// profile's module doc gives the lines).
+    pub source: &'static str,
     /// The protocol kind with this version's defaults (nodes left empty: the scenario
     /// gives them).
     pub defaults: fn() -> ProtocolSpec,

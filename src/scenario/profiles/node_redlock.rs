@@ -24,6 +24,7 @@ use lockcheck_model::lock::ClockKind;
 
 pub const V4: Profile = Profile {
     library: "node-redlock",
+    source: "mike-marcacci/node-redlock: redlock.js at v4.2.0",
     versions: "4.0 to 4.2",
     first: [4, 0, 0],
     last: [4, 2, u32::MAX],

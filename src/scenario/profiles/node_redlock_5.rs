@@ -27,6 +27,7 @@ use lockcheck_model::lock::redlock::AttemptRules;
 
 pub const V5: Profile = Profile {
     library: "node-redlock",
+    source: "mike-marcacci/node-redlock: src/index.ts at v5.0.0-beta.2",
     versions: "5.0.0-beta.1 to 5.0.0-beta.2",
     first: [5, 0, 0],
     last: [5, 0, 0],

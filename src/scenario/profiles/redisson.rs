@@ -16,6 +16,7 @@ use lockcheck_model::lock::redisson::Generation;
 pub const V3_17: Profile = Profile {
     library: "redisson",
     versions: "3.17.2 to 3.17.7",
+    source: "redisson/redisson: RedissonLock.java, RedissonBaseLock.java at redisson-3.17.7",
     first: [3, 17, 2],
     last: [3, 17, 7],
     summary: "RLock: a hash with a re-entry count, the 30 s watchdog renewing every 10 s, stopping for good after a renewal error",
@@ -27,6 +28,7 @@ pub const V3_17: Profile = Profile {
 pub const V3_44: Profile = Profile {
     library: "redisson",
     versions: "3.44",
+    source: "redisson/redisson: RenewalTask.java as changed by 597d604a3 (in 3.44)",
     first: [3, 44, 0],
     last: [3, 44, u32::MAX],
     summary:

@@ -31,6 +31,7 @@ const TIMEOUT_PERMILLE: u64 = 50;
 
 pub const V4: Profile = Profile {
     library: "redsync",
+    source: "go-redsync/redsync: redsync.go, mutex.go, scripts.go at v4.17.0",
     versions: "4.7.1 to 4.17",
     first: [4, 7, 1],
     last: [4, 17, u32::MAX],
