@@ -82,7 +82,7 @@ fn version_text(release: [u32; 3]) -> String {
     parts.join(".")
 }
 
-/// A TOML-like value; a long list by its first values and its last.
+/// A value as TOML writes it; a long list by its first values and its last.
 fn value_text(value: &Value) -> String {
     match value {
         Value::Array(items) if items.len() > LIST_SHOWN_WHOLE => {
@@ -94,17 +94,6 @@ fn value_text(value: &Value) -> String {
                 items.len()
             )
         }
-        Value::Array(items) => {
-            let all: Vec<String> = items.iter().map(value_text).collect();
-            format!("[{}]", all.join(", "))
-        }
-        Value::Object(table) => {
-            let all: Vec<String> = table
-                .iter()
-                .map(|(k, v)| format!("{k} = {}", value_text(v)))
-                .collect();
-            format!("{{ {} }}", all.join(", "))
-        }
-        other => other.to_string(),
+        other => toml::Value::try_from(other).map_or_else(|_| other.to_string(), |v| v.to_string()),
     }
 }

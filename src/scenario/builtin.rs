@@ -170,6 +170,16 @@ pub(crate) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec
     }
 }
 
+/// One pause of `process` for `duration_ms`, exactly `at_ms` into the run.
+pub(crate) fn pause_at(process: &str, duration_ms: u64, at_ms: u64) -> FaultsSpec {
+    let mut faults = pause(process, &[duration_ms], 1);
+    faults.pauses[0].when = FaultWhen {
+        at_ms: Some(at_ms),
+        ..FaultWhen::default()
+    };
+    faults
+}
+
 /// One process crash of `process`, which never restarts.
 pub(crate) fn crash_for_good(process: &str) -> FaultsSpec {
     FaultsSpec {

@@ -16,7 +16,7 @@
 //! expiration the overdue extension refuses the expired lock and aborts the routine's
 //! signal, which saves the account only if the routine checks it before writing.
 
-use super::builtin::{account, account_clients, base, client, node};
+use super::builtin::{account, account_clients, base, client, node, pause_at};
 use super::*;
 use serde_json::json;
 
@@ -40,18 +40,7 @@ fn pause_during_acquire(version: &str) -> Scenario {
             delays_ms: vec![1],
             ..NetworkSpec::default()
         },
-        faults: FaultsSpec {
-            pauses: vec![PauseSpec {
-                process: "p1".into(),
-                durations_ms: vec![12_000],
-                when: FaultWhen {
-                    at_ms: Some(1),
-                    ..FaultWhen::default()
-                },
-            }],
-            max_pauses: 1,
-            ..FaultsSpec::default()
-        },
+        faults: pause_at("p1", 12_000, 1),
         account: Some(account(false, false, false)),
         oracles: vec![OracleSpec::MeResource, OracleSpec::MeLock],
         ..base()
@@ -137,18 +126,7 @@ fn using_pause(checks_signal: bool) -> Scenario {
     let mut p1 = client("p1", protocol.clone(), &[12_000], 0);
     p1.workload.checks_stop_event = checks_signal;
     Scenario {
-        faults: FaultsSpec {
-            pauses: vec![PauseSpec {
-                process: "p1".into(),
-                durations_ms: vec![6_000],
-                when: FaultWhen {
-                    at_ms: Some(5_000),
-                    ..FaultWhen::default()
-                },
-            }],
-            max_pauses: 1,
-            ..FaultsSpec::default()
-        },
+        faults: pause_at("p1", 6_000, 5_000),
         clients: account_clients(vec![p1, client("p2", protocol, &[3_000], 8_000)]),
         ..pause_during_acquire("5.0.0-beta.2")
     }

@@ -405,14 +405,13 @@ impl Redlock {
             unreachable!("decide is called while acquiring");
         };
         let now = self.clock.read(io.now());
-        let validity = self.validity_ms(now - self.validity_start(state, &sweep));
-        if sweep.ok_count() >= self.quorum() && self.valid_enough(validity) {
+        if let Some(valid_until_ms) = self.holds_until(state, &sweep, now) {
             io.cancel_timer(LockTimer::AcquireDeadline);
             state.failed_attempts = 0;
-            let (interval_ms, watch) = self.start_watch(validity, io);
+            let (interval_ms, watch) = self.start_watch(valid_until_ms - now, io);
             state.phase = Phase::Holding { interval_ms, watch };
-            self.queue_extension(state, now + validity, io);
-            return Some(self.held_until(now + validity));
+            self.queue_extension(state, valid_until_ms, io);
+            return Some(self.held_until(valid_until_ms));
         }
         if self.rules.undo == Undo::AfterLast && !expired && !self.last_attempt(state) {
             self.wait_to_retry(state, expired, io);

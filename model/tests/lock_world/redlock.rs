@@ -68,3 +68,12 @@ pub fn kept_alive_work<'a>(world: &RedisWorld, path: &'a Path<RedisWorld>) -> Ve
     assert!(path.states.iter().all(|s| !super::both_believe(world, s)));
     work
 }
+
+/// How many renewal or extension requests (the compare-and-pexpire script) from `p` are in
+/// flight in `s`.
+pub fn renewal_requests(s: &State, p: ProcessId) -> usize {
+    s.in_flight
+        .iter()
+        .filter(|m| m.from == p && format!("{:?}", m.msg).contains("Pexpire"))
+        .count()
+}

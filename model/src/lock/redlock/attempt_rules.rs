@@ -121,17 +121,21 @@ impl Redlock {
         }
     }
 
-    /// Where the validity of `sweep`, an attempt of an acquire or an extension, counts
-    /// from.
-    pub(super) fn validity_start(&self, state: &RedlockState, sweep: &Sweep) -> i64 {
-        match self.rules.validity_from {
+    /// Until when the lock is held after `sweep`, an attempt of an acquire or an extension
+    /// that ended at `now_ms` (engine clock): a quorum said OK and, if the rules check it,
+    /// validity is left; the validity counts from the attempt's start or the first one's.
+    pub(super) fn holds_until(
+        &self,
+        state: &RedlockState,
+        sweep: &Sweep,
+        now_ms: i64,
+    ) -> Option<i64> {
+        let started_ms = match self.rules.validity_from {
             ValidityFrom::EachAttempt => sweep.started_ms,
             ValidityFrom::FirstAttempt => state.first_started_ms,
-        }
-    }
-
-    /// Whether a quorum that answered OK holds the lock with `validity_ms` left.
-    pub(super) fn valid_enough(&self, validity_ms: i64) -> bool {
-        validity_ms > 0 || !self.rules.checks_validity
+        };
+        let validity_ms = self.validity_ms(now_ms - started_ms);
+        let valid_enough = validity_ms > 0 || !self.rules.checks_validity;
+        (sweep.ok_count() >= self.quorum() && valid_enough).then_some(now_ms + validity_ms)
     }
 }

@@ -20,7 +20,7 @@
 
 use super::sweep::Kind;
 use super::watchdog::FAILED_RENEWALS_CAP;
-use super::{Phase, Redlock, RedlockState, Watch};
+use super::{Phase, Redlock, RedlockState, ValidityFrom, Watch};
 use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
 
@@ -64,7 +64,9 @@ impl Redlock {
             return self.abort(state);
         }
         state.failed_attempts = 0;
-        state.first_started_ms = now;
+        if self.rules.validity_from == ValidityFrom::FirstAttempt {
+            state.first_started_ms = now;
+        }
         self.extension_attempt(state, io);
         None
     }
@@ -108,10 +110,9 @@ impl Redlock {
             unreachable!("matched above");
         };
         let now = self.clock.read(io.now());
-        let validity = self.validity_ms(now - self.validity_start(state, &sweep));
-        if sweep.ok_count() >= self.quorum() && self.valid_enough(validity) {
-            self.queue_extension(state, now + validity, io);
-            return Some(self.held_until(now + validity));
+        if let Some(valid_until_ms) = self.holds_until(state, &sweep, now) {
+            self.queue_extension(state, valid_until_ms, io);
+            return Some(self.held_until(valid_until_ms));
         }
         state.failed_renewals = (state.failed_renewals + 1).min(FAILED_RENEWALS_CAP);
         state.failed_attempts = state.failed_attempts.saturating_add(1);
