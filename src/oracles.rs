@@ -63,14 +63,17 @@ fn believed<'s, 'w: 's>(
     })
 }
 
-/// Whether two clients believe they hold the same lock. (A world has a few clients and
-/// locks: comparing pairs costs less than collecting and sorting, and this runs on every
-/// new state.)
+/// Whether two clients believe they hold the same lock (one client holding a lock twice, a
+/// re-entrant hold, is one holder). (A world has a few clients and locks: comparing pairs
+/// costs less than collecting and sorting, and this runs on every new state.)
 pub fn two_holders(world: &RedisWorld, state: &RedisState) -> bool {
-    let held = || clients(world).flat_map(|(p, c)| believed(world, state, p, c));
-    held()
-        .enumerate()
-        .any(|(i, key)| held().skip(i + 1).any(|other| other == key))
+    let held =
+        || clients(world).flat_map(|(p, c)| believed(world, state, p, c).map(move |key| (p, key)));
+    held().enumerate().any(|(i, (p, key))| {
+        held()
+            .skip(i + 1)
+            .any(|(other_p, other)| other_p != p && other == key)
+    })
 }
 
 /// Whether the account was damaged by a stale holder.

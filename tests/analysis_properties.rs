@@ -143,6 +143,8 @@ fn client_spec(
             amount: 10,
             checks_stop_event: false,
             on_fail: Default::default(),
+            steps: Vec::new(),
+            round_steps: Vec::new(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

@@ -140,7 +140,8 @@ fn a_liveness_bound_shorter_than_the_ttl_is_violated_after_a_crash_or_a_partitio
 }
 
 /// The scenario files named after built-ins (the Redlock baseline, seed 003's dense GC
-/// period and its ignored `tryLock`, the replica lag, a library profile) are the built-ins,
+/// period and its ignored `tryLock`, the replica lag, library profiles, workloads as steps)
+/// are the built-ins,
 /// field for field.
 #[test]
 fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
@@ -153,6 +154,8 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "node-redlock-wall-clock-step",
         "node-redlock-5-pause-during-acquire",
         "node-redlock-5-using-pause-unchecked",
+        "steps-read-and-debit-under-different-locks",
+        "steps-try-acquire-then-wait",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

@@ -103,6 +103,17 @@ const PINNED: &[(&str, Option<&str>)] = &[
         Some("detector-false-positive"),
     ),
     ("stale-cycle-confirmed", Some("detector-false-positive")),
+    (
+        "steps-read-and-debit-under-different-locks",
+        Some("me-resource"),
+    ),
+    ("steps-read-and-debit-under-one-lock", None),
+    ("steps-reentrant-redisson", None),
+    (
+        "steps-reentrant-set-nx-waits-on-itself",
+        Some("no-starvation"),
+    ),
+    ("steps-try-acquire-then-wait", Some("no-give-up")),
     ("ttl-expiry-breaks-deadlock", Some("me-lock")),
     ("two-detectors-abort-victim", None),
     ("two-detectors-double-release", Some("me-lock")),

@@ -68,6 +68,8 @@ safe! {
     node_redlock_5_using_pause_checked => "node-redlock-5-using-pause-checked",
     seed_003_trylock_result_checked => "seed-003-trylock-result-checked",
     seed_003_unlock_in_finally => "seed-003-unlock-in-finally",
+    steps_read_and_debit_under_one_lock => "steps-read-and-debit-under-one-lock",
+    steps_reentrant_redisson => "steps-reentrant-redisson",
     redisson_five_minute_job_lease_gc => "redisson-five-minute-job-lease-gc",
     redisson_five_minute_job_watchdog_crash => "redisson-five-minute-job-watchdog-crash",
     redisson_lease_longer_than_job => "redisson-lease-longer-than-job",
@@ -134,6 +136,9 @@ breaks! {
     two_detectors_double_release => "two-detectors-double-release" violates "me-lock",
     redisson_shared_thread => "redisson-shared-thread" violates "me-lock",
     two_detectors_owner_checked => "two-detectors-owner-checked" violates "me-lock",
+    steps_read_and_debit_under_different_locks => "steps-read-and-debit-under-different-locks" violates "me-resource",
+    steps_reentrant_set_nx_waits_on_itself => "steps-reentrant-set-nx-waits-on-itself" violates "no-starvation",
+    steps_try_acquire_then_wait => "steps-try-acquire-then-wait" violates "no-give-up",
 }
 
 #[test]

@@ -40,6 +40,7 @@ fn client(engine: Redisson, owner: &str, start_after_ms: u64, work_ms: u64) -> P
             rounds: 1,
             start_after_ms,
             work_ms: vec![work_ms],
+            steps: lockcheck_model::lock::Steps::InOrder,
             resource: None,
             amount: 0,
             checks_stop_event: false,

@@ -164,12 +164,7 @@ impl Scenario {
     fn client(&self, c: &ClientSpec, i: usize, names: &Names) -> Result<LockClient, ScenarioError> {
         let field = |f: &str| format!("clients[{i}].{f}");
         let w = &c.workload;
-        if w.locks.is_empty() {
-            return Err(error(
-                field("workload.locks"),
-                "a client needs at least one lock",
-            ));
-        }
+        let plan = super::steps::plan(w, i)?;
         match &c.owner {
             Some(o) if o.trim().is_empty() => {
                 return Err(error(field("owner"), "an owner identity cannot be empty"))
@@ -182,21 +177,14 @@ impl Scenario {
             }
             _ => {}
         }
-        if w.work_ms.is_empty() {
-            return Err(error(
-                field("workload.work_ms"),
-                "give at least one work duration",
-            ));
-        }
-        let resource = match (w.uses_account, &self.account) {
+        let account_field = match w.steps.is_empty() && w.round_steps.is_empty() {
+            true => "workload.uses_account",
+            false => "workload.steps",
+        };
+        let resource = match (plan.uses_account, &self.account) {
             (false, _) => None,
-            (true, Some(_)) => Some(names.id("account", &field("workload.uses_account"))?),
-            (true, None) => {
-                return Err(error(
-                    field("workload.uses_account"),
-                    "the scenario has no account",
-                ))
-            }
+            (true, Some(_)) => Some(names.id("account", &field(account_field))?),
+            (true, None) => return Err(error(field(account_field), "the scenario has no account")),
         };
         let fencing = match (c.token_service_fencing, self.token_service) {
             (false, _) => Fencing::Protocol,
@@ -211,10 +199,11 @@ impl Scenario {
         Ok(LockClient {
             protocol: self.protocol(&c.protocol, &field("protocol"), names)?,
             workload: Workload {
-                locks: w.locks.iter().map(|l| l.as_bytes().to_vec()).collect(),
-                rounds: w.rounds,
+                locks: plan.locks,
+                rounds: plan.rounds,
                 start_after_ms: w.start_after_ms,
                 work_ms: w.work_ms.clone(),
+                steps: plan.steps,
                 resource,
                 amount: w.amount,
                 checks_stop_event: w.checks_stop_event,

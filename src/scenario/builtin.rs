@@ -58,6 +58,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_replicas::all())
     .chain(super::builtin_profiles::all())
     .chain(super::builtin_node_redlock_5::all())
+    .chain(super::builtin_steps::all())
     .collect()
 }
 
@@ -151,6 +152,8 @@ pub(crate) fn client(
             amount: 10,
             checks_stop_event: false,
             on_fail: Default::default(),
+            steps: Vec::new(),
+            round_steps: Vec::new(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

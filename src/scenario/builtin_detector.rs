@@ -72,6 +72,8 @@ fn seed_clients(protocol: ProtocolSpec) -> Vec<ClientSpec> {
             amount: 10,
             checks_stop_event: false,
             on_fail: Default::default(),
+            steps: Vec::new(),
+            round_steps: Vec::new(),
         },
         token_service_fencing: false,
         clock: ClockSpecDe::default(),

@@ -174,7 +174,7 @@ impl Scenario {
             let c = self.clients.iter().find(|c| c.name == s.client);
             let Some(c) = c else { continue };
             clients.push((names.id(&c.name, "detection.services")?, c.name.clone()));
-            for l in &c.workload.locks {
+            for l in c.workload.lock_names() {
                 if !locks.contains(&l.as_bytes().to_vec()) {
                     locks.push(l.as_bytes().to_vec());
                 }

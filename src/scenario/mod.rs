@@ -19,6 +19,7 @@ pub mod builtin_replicas;
 pub mod builtin_retries;
 pub mod builtin_schedules;
 pub mod builtin_seed_003_questions;
+pub mod builtin_steps;
 pub mod builtin_workloads;
 pub mod checks;
 pub mod detection;
@@ -29,6 +30,7 @@ mod oracle;
 pub mod profiles;
 mod protocol;
 pub mod set_path;
+mod steps;
 pub mod suggest;
 
 pub use fault_when::FaultWhen;
@@ -173,14 +175,24 @@ pub struct ClientSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
+    /// The shorthand's locks, acquired in order and released in reverse.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locks: Vec<String>,
     #[serde(default = "one")]
     pub rounds: u32,
     #[serde(default)]
     #[serde(deserialize_with = "duration::ms")]
     pub start_after_ms: u64,
+    /// The shorthand's work inside the critical section: one of these (a choice).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[serde(deserialize_with = "duration::vec_ms")]
     pub work_ms: Vec<u64>,
+    /// Every round's steps (see `steps.rs`), instead of the shorthand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
+    /// One list of steps per round, instead of the shorthand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_steps: Vec<Vec<String>>,
     /// Read and debit the account each round.
     #[serde(default)]
     pub uses_account: bool,
@@ -193,6 +205,23 @@ pub struct WorkloadSpec {
     /// or `unlock` (`unlock()` in `finally` after a failed `lock()`).
     #[serde(default, skip_serializing_if = "OnFailSpec::is_default")]
     pub on_fail: OnFailSpec,
+}
+
+impl WorkloadSpec {
+    /// The locks the workload names: the shorthand's, or those its steps take, in the order
+    /// they first appear.
+    pub fn lock_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.locks.iter().map(String::as_str).collect();
+        for step in self.steps.iter().chain(self.round_steps.iter().flatten()) {
+            let words: Vec<&str> = step.split_whitespace().collect();
+            if let ["acquire" | "try-acquire", lock, ..] = words.as_slice() {
+                if !names.contains(lock) {
+                    names.push(lock);
+                }
+            }
+        }
+        names
+    }
 }
 
 /// [`lockcheck_model::lock::OnFail`] in scenario files.

@@ -1,29 +1,37 @@
-//! A lock client: business code that runs rounds of "acquire the locks in order, read the
-//! resource, work, debit, release in reverse order" through one lock protocol.
+//! A lock client: business code that runs rounds of steps (acquire a lock, read the
+//! resource, work, debit, release; by default all its locks in order, then the rest, then
+//! the releases in reverse order) through one lock protocol, with one engine per slot (a
+//! lock at a nesting depth: see [`super::steps`]).
 //!
 //! It is what the oracles judge: [`LockClient::believed_locks`] says which locks the client
 //! believes it holds now (from a successful acquire until it starts releasing, or until its
 //! validity deadline passes on its own clock, for protocols that compute one). A watchdog's
 //! stop event ([`LockEvent::Lost`]) ends the belief only if the business code checks it.
 
-use super::engine::{split_request_id, Deadline, LockEvent, LockIo};
+use super::engine::{split_request_id, Deadline};
 use super::on_fail::OnFail;
 use super::protocol::{EngineState, Protocol};
-use crate::msg::{ClientTimer, Msg, ResourceOp, ResourceReply, Timer};
+use super::steps::Steps;
+use crate::msg::{ClientTimer, Msg, Timer};
 use crate::node::RedisContext;
 use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
+mod rounds;
+
 /// What the business code does.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Workload {
-    /// Lock keys, acquired in this order and released in reverse.
+    /// The slot table: a lock key per slot. For [`Steps::InOrder`], the locks, acquired in
+    /// this order and released in reverse.
     pub locks: Vec<Vec<u8>>,
     pub rounds: u32,
     pub start_after_ms: u64,
-    /// How long the work inside the critical section takes: one of these (a choice).
+    /// [`Steps::InOrder`]'s work inside the critical section: one of these (a choice).
     pub work_ms: Vec<u64>,
+    /// The steps of a round.
+    pub steps: Steps,
     /// The protected resource: read it before the work, debit it after (round `r` is
     /// business operation `r`, the same for every client, as when a job is redelivered).
     pub resource: Option<ProcessId>,
@@ -34,8 +42,9 @@ pub struct Workload {
     pub on_fail: OnFail,
 }
 
-/// As derived, `on_fail` only when it is not the default: the text of a workload without
-/// it (which a world's model hash is made of) is what it always was.
+/// As derived, `on_fail` only when it is not the default and `steps` only when listed: the
+/// text of a workload without them (which a world's model hash is made of) is what it
+/// always was.
 impl std::fmt::Debug for Workload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("Workload");
@@ -48,6 +57,9 @@ impl std::fmt::Debug for Workload {
             .field("checks_stop_event", &self.checks_stop_event);
         if self.on_fail != OnFail::default() {
             d.field("on_fail", &self.on_fail);
+        }
+        if let Steps::Listed(rounds) = &self.steps {
+            d.field("steps", rounds);
         }
         d.finish()
     }
@@ -76,13 +88,13 @@ pub struct LockClient {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
     Idle,
-    /// Acquiring lock `i` (all before it are held).
+    /// Acquiring slot `i`.
     Acquiring(u8),
     FetchingToken,
     Reading,
     Working,
     Writing,
-    /// Releasing lock `i` (all after it are released).
+    /// Releasing slot `i`.
     Releasing(u8),
     Done,
 }
@@ -99,6 +111,12 @@ pub struct Held {
 pub struct ClientState {
     pub phase: Phase,
     pub round: u32,
+    /// The step of the round being run; while unwinding, the step that failed.
+    pub step: u8,
+    /// After a failed acquire or an abort, the slots still to release (the one being
+    /// released first) before the round ends, when the round's own steps do not end by
+    /// releasing exactly these.
+    pub unwinding: Vec<u8>,
     pub engines: Vec<EngineState>,
     pub held: Vec<Option<Held>>,
     /// A token from the token service, this round.
@@ -158,185 +176,7 @@ impl LockClient {
     pub fn abort(&self, state: &mut ClientState, ctx: &mut RedisContext) {
         if let Phase::Acquiring(i) = state.phase {
             state.gave_up += 1;
-            state.held.iter_mut().for_each(|h| *h = None);
-            self.release(state, i, ctx);
-        }
-    }
-
-    fn io<'a>(&'a self, ctx: &'a mut RedisContext, lock: u8) -> LockIo<'a> {
-        LockIo {
-            ctx,
-            lock,
-            key: &self.workload.locks[lock as usize],
-            owner: &self.owner,
-        }
-    }
-
-    fn start_round(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        if state.round >= self.workload.rounds {
-            state.phase = Phase::Done;
-            return;
-        }
-        state.stop_event = false;
-        state.service_token = None;
-        state.read = None;
-        self.acquire(state, 0, ctx);
-    }
-
-    fn acquire(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
-        state.phase = Phase::Acquiring(i);
-        let mut io = self.io(ctx, i);
-        self.protocol
-            .acquire(&mut state.engines[i as usize], &mut io);
-    }
-
-    fn all_acquired(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        match self.fencing {
-            Fencing::Service(service) => {
-                state.phase = Phase::FetchingToken;
-                ctx.send(service, Msg::NextToken);
-            }
-            Fencing::Protocol => self.begin_work(state, ctx),
-        }
-    }
-
-    fn begin_work(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        match self.workload.resource {
-            Some(resource) => {
-                state.phase = Phase::Reading;
-                let op = ResourceOp::Read {
-                    biz_id: state.round,
-                    token: self.token(state),
-                };
-                ctx.send(resource, Msg::Resource(op));
-            }
-            None => self.work(state, ctx),
-        }
-    }
-
-    fn work(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        state.phase = Phase::Working;
-        let timer = Timer::Client(ClientTimer::Work);
-        ctx.set_timer_among(timer, self.workload.work_ms.clone());
-    }
-
-    fn work_done(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        let aborted = state.stop_event && self.workload.checks_stop_event;
-        match (self.workload.resource, state.read) {
-            (Some(resource), Some((balance, version, false))) if !aborted => {
-                state.phase = Phase::Writing;
-                let op = ResourceOp::Debit {
-                    biz_id: state.round,
-                    amount: self.workload.amount,
-                    read_balance: balance,
-                    read_version: version,
-                    token: self.token(state),
-                };
-                ctx.send(resource, Msg::Resource(op));
-            }
-            _ => self.release_all(state, ctx),
-        }
-    }
-
-    /// The fencing token of this round: the service's, else the newest lock's.
-    fn token(&self, state: &ClientState) -> Option<u64> {
-        state.service_token.or_else(|| {
-            state
-                .held
-                .iter()
-                .rev()
-                .find_map(|h| h.and_then(|h| h.token))
-        })
-    }
-
-    fn release_all(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        state.held.iter_mut().for_each(|h| *h = None);
-        let last = self.workload.locks.len() as u8 - 1;
-        self.release(state, last, ctx);
-    }
-
-    fn release(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
-        state.phase = Phase::Releasing(i);
-        let mut io = self.io(ctx, i);
-        self.protocol
-            .release(&mut state.engines[i as usize], &mut io);
-    }
-
-    fn round_over(&self, state: &mut ClientState, ctx: &mut RedisContext) {
-        state.round += 1;
-        state.phase = Phase::Idle;
-        ctx.set_timer(Timer::Client(ClientTimer::Start), 0);
-    }
-
-    /// What the business code does once acquiring lock `i` failed (see [`OnFail`]).
-    fn after_failed_acquire(&self, state: &mut ClientState, i: u8, ctx: &mut RedisContext) {
-        match (self.workload.on_fail, i) {
-            (OnFail::EndRound, 0) => self.round_over(state, ctx),
-            (OnFail::EndRound, _) => {
-                state.held.iter_mut().for_each(|h| *h = None);
-                self.release(state, i - 1, ctx);
-            }
-            (OnFail::Proceed, _) if (i as usize) + 1 < self.workload.locks.len() => {
-                self.acquire(state, i + 1, ctx)
-            }
-            (OnFail::Proceed, _) => self.all_acquired(state, ctx),
-            (OnFail::Unlock, _) => {
-                state.held.iter_mut().for_each(|h| *h = None);
-                self.release(state, i, ctx);
-            }
-        }
-    }
-
-    /// Reacts to what lock `i`'s engine reports.
-    fn on_event(&self, state: &mut ClientState, i: u8, event: LockEvent, ctx: &mut RedisContext) {
-        match (event, state.phase) {
-            (LockEvent::Acquired { valid_until, token }, Phase::Acquiring(j)) if i == j => {
-                state.held[i as usize] = Some(Held { valid_until, token });
-                if (i as usize) + 1 < self.workload.locks.len() {
-                    self.acquire(state, i + 1, ctx);
-                } else {
-                    self.all_acquired(state, ctx);
-                }
-            }
-            (LockEvent::Acquired { valid_until, .. }, _) => {
-                // A renewal extended the validity.
-                if let Some(h) = state.held[i as usize].as_mut() {
-                    h.valid_until = valid_until;
-                }
-            }
-            (LockEvent::GaveUp, Phase::Acquiring(j)) if i == j => {
-                state.gave_up += 1;
-                self.after_failed_acquire(state, i, ctx);
-            }
-            (LockEvent::Released, Phase::Releasing(j)) if i == j => match i {
-                0 => self.round_over(state, ctx),
-                _ => self.release(state, i - 1, ctx),
-            },
-            (LockEvent::Lost, _) => {
-                state.stop_event = true;
-                if self.workload.checks_stop_event {
-                    state.held[i as usize] = None;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn on_resource(&self, state: &mut ClientState, reply: ResourceReply, ctx: &mut RedisContext) {
-        match (reply, state.phase) {
-            (
-                ResourceReply::Value {
-                    balance,
-                    version,
-                    done,
-                },
-                Phase::Reading,
-            ) => {
-                state.read = Some((balance, version, done));
-                self.work(state, ctx);
-            }
-            (ResourceReply::Debited(_), Phase::Writing) => self.release_all(state, ctx),
-            _ => {}
+            self.unwind(state, Some(i), ctx);
         }
     }
 }
@@ -360,6 +200,8 @@ impl Actor for LockClient {
         ClientState {
             phase: Phase::Idle,
             round: 0,
+            step: 0,
+            unwinding: Vec::new(),
             engines: (0..n).map(|_| self.protocol.init()).collect(),
             held: vec![None; n],
             service_token: None,
@@ -404,8 +246,7 @@ impl Actor for LockClient {
                 }
             }
             Msg::Token(token) if state.phase == Phase::FetchingToken => {
-                state.service_token = Some(token);
-                self.begin_work(state, ctx);
+                self.on_token(state, token, ctx)
             }
             Msg::ResourceReply(reply) => self.on_resource(state, reply, ctx),
             other => {
@@ -426,7 +267,7 @@ impl Actor for LockClient {
     fn on_timer(&self, state: &mut ClientState, timer: Timer, ctx: &mut RedisContext) {
         match timer {
             Timer::Client(ClientTimer::Start) => self.start_round(state, ctx),
-            Timer::Client(ClientTimer::Work) => self.work_done(state, ctx),
+            Timer::Client(ClientTimer::Work) => self.on_work_done(state, ctx),
             Timer::Client(ClientTimer::Lock { lock, timer }) => {
                 let mut io = self.io(ctx, lock);
                 let engine = &mut state.engines[lock as usize];
@@ -440,21 +281,23 @@ impl Actor for LockClient {
 
     fn hash_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.round, &state.service_token, &state.read).hash(h);
+        self.hash_position(state, h);
         self.hash_common(state, now, h, |e, now, h| {
             self.protocol.hash_state(e, now, h)
         });
     }
 
     /// Done, a client never starts another round, so what it read and the token it was
-    /// given are dead: only `begin_work` and `work_done` read them, and neither runs again
-    /// (the work timer is set in `Working` and fired before any release; a start timer
-    /// finds the rounds over). Its engines are hashed as finished engines.
+    /// given are dead: only a round's steps read them, and none runs again (the work timer
+    /// is set in `Working` and fired before the step after it; a start timer finds the
+    /// rounds over). Its engines are hashed as finished engines.
     fn has_dead_values(&self, state: &ClientState) -> bool {
         state.phase == Phase::Done
     }
 
     fn hash_live_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.round).hash(h);
+        self.hash_position(state, h);
         self.hash_common(state, now, h, |e, now, h| {
             self.protocol.hash_finished_state(e, now, h)
         });
@@ -462,6 +305,16 @@ impl Actor for LockClient {
 }
 
 impl LockClient {
+    /// Where in its round the client is, beyond its phase. The shorthand's step is a
+    /// function of the phase (each step has a phase of its own, and an unwinding always
+    /// joins the written releases: `rounds::unwind`), so it hashes nothing more, and its
+    /// worlds keep the fingerprints they always had.
+    fn hash_position(&self, state: &ClientState, h: &mut FpHasher) {
+        if let Steps::Listed(_) = self.workload.steps {
+            (state.step, &state.unwinding).hash(h);
+        }
+    }
+
     /// The fingerprint parts every hash of a client's state has: stop event, rounds given
     /// up, each engine (by `hash_engine`) and what the client believes it holds.
     fn hash_common(

@@ -83,12 +83,16 @@ pub enum LockEvent {
 /// An engine's window on the world, for one lock of one client.
 pub struct LockIo<'a> {
     pub ctx: &'a mut RedisContext,
-    /// The lock's index in the client's workload.
+    /// The lock's slot in the client's workload.
     pub lock: u8,
     /// The lock's key.
     pub key: &'a [u8],
     /// The value identifying this client as the holder (unique per client).
     pub owner: &'a [u8],
+    /// For an acquire being started, the business code's bound on the wait (`tryLock(T)`,
+    /// `blocking_timeout`), which replaces the protocol's own acquire timeout; `None`
+    /// otherwise.
+    pub within_ms: Option<u64>,
 }
 
 impl LockIo<'_> {

@@ -2,8 +2,8 @@
 //!
 //! The idea: a protocol is an [`Engine`](engine::Engine) that manages one lock for one client
 //! and reports acquired / gave up / released / lost; the [`LockClient`](client::LockClient)
-//! actor runs the workload (rounds of acquire, read the resource, work, debit, release) over
-//! one engine per lock, and records what the client *believes*, which the oracles judge.
+//! actor runs the workload (rounds of steps: acquire, read the resource, work, debit, release;
+//! [`steps`]) over one engine per slot, and records what the client *believes*, which the oracles judge.
 //!
 //! - [`single`]: `SET NX PX` on one node, owner-checked or plain-`DEL` release, optional
 //!   fenced acquire;
@@ -23,9 +23,11 @@ pub mod redisson;
 pub mod redlock;
 pub mod service;
 pub mod single;
+pub mod steps;
 
 pub use client::{ClientState, Fencing, Held, LockClient, Phase, Workload};
 pub use client_event::ClientEvent;
 pub use engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 pub use on_fail::OnFail;
 pub use protocol::{EngineState, Protocol};
+pub use steps::{NamedStep, Step, Steps};

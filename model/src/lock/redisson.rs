@@ -440,7 +440,10 @@ impl Engine for Redisson {
     }
 
     fn acquire(&self, state: &mut RedissonState, io: &mut LockIo) {
-        state.wait_until = self.wait_ms.map(|ms| io.now().wall_ms + ms as i64);
+        state.wait_until = io
+            .within_ms
+            .or(self.wait_ms)
+            .map(|ms| io.now().wall_ms + ms as i64);
         state.permits = 0;
         self.attempt(state, false, io);
     }

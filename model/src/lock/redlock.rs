@@ -525,7 +525,7 @@ impl Engine for Redlock {
             if self.rules.validity_from == ValidityFrom::FirstAttempt {
                 state.first_started_ms = self.clock.read(io.now());
             }
-            if let Some(timeout) = self.acquire_timeout_ms {
+            if let Some(timeout) = io.within_ms.or(self.acquire_timeout_ms) {
                 io.set_timer(LockTimer::AcquireDeadline, timeout);
             }
             self.attempt(state, false, io);

@@ -264,7 +264,7 @@ impl Engine for SingleNode {
     }
 
     fn acquire(&self, state: &mut SingleState, io: &mut LockIo) {
-        if let Some(timeout_ms) = self.acquire_timeout_ms {
+        if let Some(timeout_ms) = io.within_ms.or(self.acquire_timeout_ms) {
             io.set_timer(
                 LockTimer::AcquireDeadline,
                 self.deadline_timer_ms(timeout_ms),

@@ -26,6 +26,7 @@ pub fn job(start_after_ms: u64, work_ms: &[u64]) -> Workload {
         rounds: 1,
         start_after_ms,
         work_ms: work_ms.to_vec(),
+        steps: lockcheck_model::lock::Steps::InOrder,
         resource: None,
         amount: 10,
         checks_stop_event: false,
