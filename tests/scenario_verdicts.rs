@@ -6,8 +6,9 @@
 //! expectation. `bench/mutants.sh` checks that these tests catch a list of protocol bugs.
 
 use lockcheck::check::{check, Mode};
+use lockcheck::oracles::{RedisAction, RedisWorld};
 use lockcheck::scenario::{builtin, Expected};
-use lockcheck_sim::{replay, shrink, ShrinkOptions, Trace};
+use lockcheck_sim::{replay, shrink, shrink_score, ShrinkOptions, Trace};
 
 /// Every built-in scenario by name, with the oracle it must violate (`None`: safe).
 const PINNED: &[(&str, Option<&str>)] = &[
@@ -220,7 +221,17 @@ fn every_violation_replays_from_its_trace_and_shrinks() {
         );
         let small = shrink(&checked.world, path, oracle, ShrinkOptions::default())
             .unwrap_or_else(|| panic!("{}: the path violates {oracle}", scenario.name));
-        assert!(small.steps.len() <= path.steps.len(), "{}", scenario.name);
+        // The shrinker's promise: fewer faults, then smaller choices, then fewer steps (a
+        // smaller delay can take more steps).
+        let actions = |p: &lockcheck_sim::Path<RedisWorld>| -> Vec<RedisAction> {
+            p.steps.iter().map(|s| s.action.clone()).collect()
+        };
+        assert!(
+            shrink_score(&checked.world, &actions(&small))
+                <= shrink_score(&checked.world, &actions(path)),
+            "{}",
+            scenario.name
+        );
         let small_trace = Trace::from_path(&checked.world, &small, Some(oracle));
         let again = replay(&checked.world, &small_trace).unwrap();
         assert!(again.report.property(oracle).unwrap().status.is_violated());
