@@ -415,14 +415,16 @@ proptest! {
 }
 
 /// A round written as steps over the locks `job` and `audit`: the first acquire bounded by
-/// `within_ms` or not, a re-entrant second hold, a second lock, the first hold given back
-/// before the debit or after it; everything still held released innermost first.
+/// `within_ms` or not, a re-entrant second hold, a second lock, an extension of `job` after
+/// the work, the first hold given back before the debit or after it; everything still held
+/// released innermost first.
 fn generated_steps(
     within_ms: Option<u64>,
     reentrant: bool,
     second_lock: bool,
     release_before_debit: bool,
     work_ms: u64,
+    extend: bool,
 ) -> Vec<String> {
     let mut held: Vec<&str> = vec!["job"];
     let mut steps = vec![match within_ms {
@@ -439,6 +441,9 @@ fn generated_steps(
         held.push("audit");
     }
     steps.push(format!("work {work_ms}ms"));
+    if extend {
+        steps.push("extend job by 300ms".into());
+    }
     if release_before_debit {
         steps.push("release job".into());
         let at = held.iter().rposition(|l| *l == "job").unwrap();
@@ -464,7 +469,9 @@ fn step_workload_scenario() -> impl Strategy<Value = Scenario> {
         .prop_flat_map(
             |(protocol, within, reentrant, second, early, work_ms, on_fail)| {
                 let mut scenario = small_world(protocol, true, 1_000, &[work_ms], 200, 0, 0);
-                let steps = generated_steps(within, reentrant, second, early, work_ms);
+                // redis-py's extension, on the single-node lock (Redisson has none).
+                let extend = protocol == "single_owner" && work_ms % 2 == 0;
+                let steps = generated_steps(within, reentrant, second, early, work_ms, extend);
                 for c in &mut scenario.clients {
                     let w = &mut c.workload;
                     w.locks.clear();

@@ -104,6 +104,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
         Some("detector-false-positive"),
     ),
     ("stale-cycle-confirmed", Some("detector-false-positive")),
+    ("steps-extend-result-checked", None),
+    ("steps-extend-result-ignored", Some("me-resource")),
     (
         "steps-read-and-debit-under-different-locks",
         Some("me-resource"),

@@ -1,6 +1,7 @@
 //! Workloads written as steps: the shorthand and the same rounds written out as steps are
 //! one model (every built-in, the same verdicts and the same number of states); the step
-//! forms do what they say (a re-entrant hold, a per-round wait bound); and bad steps are
+//! forms do what they say (a re-entrant hold, a per-round wait bound, redis-py's three
+//! extensions); and bad steps are
 //! refused at their line, naming the step.
 
 mod common;
@@ -282,5 +283,82 @@ fn round_steps_with_a_round_count_are_refused() {
         "clients[1].workload.rounds",
         None,
         &["each list is a round"],
+    );
+}
+
+/// A 6 s job on a 5 s single-node lock whose fourth step is `extend` (the text given), and
+/// a second client asking every 100 ms from 100 ms on: ME-lock, no faults.
+fn extending_job(extend: &str, protocol: &str) -> String {
+    format!(
+        r#"
+name = "extending-job"
+description = "a 6 s job on a 5 s lock, extended half way"
+[[nodes]]
+name = "redis"
+[[clients]]
+name = "job"
+protocol = {protocol}
+[clients.workload]
+steps = ["acquire job", "work 3s", {extend}, "work 3s", "release job"]
+[[clients]]
+name = "other"
+protocol = {protocol}
+[clients.workload]
+start_after_ms = "100ms"
+steps = ["acquire job", "work 10ms", "release job"]
+[[oracles]]
+kind = "me-lock"
+"#
+    )
+}
+
+const SINGLE_NODE: &str =
+    r#"{ kind = "single_node", node = "redis", ttl_ms = "5s", retry_ms = "100ms" }"#;
+
+fn me_lock_of_extending_job(extend: &str) -> String {
+    let scenario = scenario_from_toml(&extending_job(extend, SINGLE_NODE)).expect("loads");
+    let checked = search(&scenario, 200_000);
+    assert!(complete(&checked), "{extend}: {}", checked.report);
+    verdict(&verdicts(&checked), "me-lock").to_string()
+}
+
+#[test]
+fn each_extension_form_moves_the_expiry_as_redis_py_does() {
+    // No extension: the key expires at 5 s, a second before the job ends.
+    assert_eq!(me_lock_of_extending_job(r#""work 0ms""#), "VIOLATED");
+    // `reacquire()`: back to 5 s at 3 s, past the job's end.
+    assert_eq!(me_lock_of_extending_job(r#""extend job""#), "holds");
+    // `extend(5)`: 2 s left plus 5 s.
+    assert_eq!(me_lock_of_extending_job(r#""extend job by 5s""#), "holds");
+    // `extend(1, replace_ttl=True)`: 1 s from 3 s, three seconds short.
+    assert_eq!(
+        me_lock_of_extending_job(r#""extend job to 1s""#),
+        "VIOLATED"
+    );
+}
+
+#[test]
+fn extend_steps_are_refused_where_they_cannot_run() {
+    let redisson = r#"{ kind = "redisson", node = "redis" }"#;
+    let text = extending_job(r#""extend job""#, redisson);
+    refused(
+        &text,
+        "clients[0].workload.steps[2]",
+        Some("\"extend job\""),
+        &["single-node kind", "watchdog"],
+    );
+    let text = extending_job(r#""extend other by 1s""#, SINGLE_NODE);
+    refused(
+        &text,
+        "clients[0].workload.steps[2]",
+        None,
+        &["does not hold `other`"],
+    );
+    let text = extending_job(r#""extend job for 1s""#, SINGLE_NODE);
+    refused(
+        &text,
+        "clients[0].workload.steps[2]",
+        None,
+        &["extend L by D"],
     );
 }

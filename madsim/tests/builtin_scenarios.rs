@@ -70,6 +70,7 @@ safe! {
     seed_003_unlock_in_finally => "seed-003-unlock-in-finally",
     steps_read_and_debit_under_one_lock => "steps-read-and-debit-under-one-lock",
     steps_reentrant_redisson => "steps-reentrant-redisson",
+    steps_extend_result_checked => "steps-extend-result-checked",
     redisson_five_minute_job_lease_gc => "redisson-five-minute-job-lease-gc",
     redisson_five_minute_job_watchdog_crash => "redisson-five-minute-job-watchdog-crash",
     redisson_lease_longer_than_job => "redisson-lease-longer-than-job",
@@ -139,6 +140,7 @@ breaks! {
     steps_read_and_debit_under_different_locks => "steps-read-and-debit-under-different-locks" violates "me-resource",
     steps_reentrant_set_nx_waits_on_itself => "steps-reentrant-set-nx-waits-on-itself" violates "no-starvation",
     steps_try_acquire_then_wait => "steps-try-acquire-then-wait" violates "no-give-up",
+    steps_extend_result_ignored => "steps-extend-result-ignored" violates "me-resource",
 }
 
 #[test]

@@ -102,7 +102,8 @@ fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Opt
     }
     let node_of = |e: &EngineState| match e {
         EngineState::SingleNode(SingleState::Acquiring { node, .. })
-        | EngineState::SingleNode(SingleState::Holding { node }) => Some(*node),
+        | EngineState::SingleNode(SingleState::Holding { node })
+        | EngineState::SingleNode(SingleState::Extending { node }) => Some(*node),
         _ => None,
     };
     if !client
@@ -116,7 +117,9 @@ fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Opt
     let mut c = client.clone();
     for e in &mut c.engines {
         if let EngineState::SingleNode(
-            SingleState::Acquiring { node, .. } | SingleState::Holding { node },
+            SingleState::Acquiring { node, .. }
+            | SingleState::Holding { node }
+            | SingleState::Extending { node },
         ) = e
         {
             *node = r.of(*node);

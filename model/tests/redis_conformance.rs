@@ -245,6 +245,9 @@ fn script_op() -> impl Strategy<Value = Op> {
     let lease = || proptest::sample::select(&[100_000i64, 150_000, 0, -5][..]);
     let channel = || bytes(&["redisson_lock__channel:{k1}"]);
     let ttl = || proptest::sample::select(&[200_000i64, -1, 0, i64::MAX][..]);
+    // Around 1e14, where the Lua double `ms + pttl` turns into an exponent.
+    let extend =
+        || proptest::sample::select(&[5_000i64, -300_000, 99_999_999_000_000, i64::MAX][..]);
     prop_oneof![
         (key(), token()).prop_map(|(key, token)| LockScript::CompareAndDelete { key, token }),
         (key(), token(), ttl()).prop_map(|(key, token, ttl_ms)| LockScript::CompareAndPexpire {
@@ -282,6 +285,14 @@ fn script_op() -> impl Strategy<Value = Op> {
                 token,
                 ttl_ms,
                 counter_key,
+            }
+        }),
+        (key(), token(), extend(), prop::bool::ANY).prop_map(|(key, token, ms, replace)| {
+            LockScript::RedisPyExtend {
+                key,
+                token,
+                ms,
+                replace,
             }
         }),
     ]
@@ -381,7 +392,7 @@ fn label(op: &Op, real: &Reply) -> String {
 }
 
 /// What the random cases must have shown at least once between them.
-const MUST_SEE: [&str; 23] = [
+const MUST_SEE: [&str; 25] = [
     "WRONGTYPE",
     "syntax error",
     "wrong arity",
@@ -405,6 +416,8 @@ const MUST_SEE: [&str; 23] = [
     "RedissonRenew -> small integer",
     "FencedAcquire -> small integer",
     "FencedAcquire -> script error",
+    "RedisPyExtend -> small integer",
+    "RedisPyExtend -> script error",
 ];
 
 fn run_case(

@@ -1,8 +1,9 @@
 //! Built-in scenarios of workloads written as steps: a read and a debit under different
 //! locks, and under one; a re-entrant acquire on Redisson, which counts it, and on
-//! `SET NX`, which waits on itself; `try-acquire L within T` per round.
+//! `SET NX`, which waits on itself; `try-acquire L within T` per round; redis-py's
+//! `extend` in the middle of a job, its `LockNotOwnedError` handled or swallowed.
 
-use super::builtin::{account, base, client, node, single_node};
+use super::builtin::{account, base, client, node, pause, single_node};
 use super::*;
 
 /// A client on `protocol`, starting after `start_after_ms`, running `steps` every round.
@@ -172,6 +173,57 @@ pub fn try_acquire_then_wait() -> Scenario {
     }
 }
 
+/// Two report workers on a redis-py style lock (`timeout=5`), each reading the account,
+/// working 3 s, calling `lock.extend(5)`, working 3 s more and debiting. worker-1 may pause
+/// once for 3 s: in its first stretch the key expires before the extension, worker-2 takes
+/// the lock, and the extension answers 0 (`LockNotOwnedError`). The exception ends the
+/// round: worker-1 releases (its owner-checked release deletes nothing) and does not debit.
+pub fn extend_result_checked() -> Scenario {
+    let worker = |n: &str, start| {
+        stepper(
+            n,
+            single_node("redis", 5_000),
+            start,
+            &[
+                "acquire report",
+                "read",
+                "work 3s",
+                "extend report by 5s",
+                "work 3s",
+                "debit",
+                "release report",
+            ],
+        )
+    };
+    Scenario {
+        name: "steps-extend-result-checked".into(),
+        description: "redis-py's extend(5) in the middle of a 6 s job on a 5 s lock, a 3 s pause before it: the key has expired and the other worker holds it, the extension raises LockNotOwnedError, and the round ends without the debit".into(),
+        nodes: vec![node("redis")],
+        clients: vec![worker("worker-1", 0), worker("worker-2", 100)],
+        account: Some(account(false, false, false)),
+        faults: pause("worker-1", &[3_000], 1),
+        oracles: vec![OracleSpec::MeResource],
+        expect: Expected::Safe,
+        ..base()
+    }
+}
+
+/// The same workers, the exception caught and ignored (`on_fail = "proceed"`): worker-1
+/// goes on believing it holds the lock and debits what it read before the other worker's
+/// debit.
+pub fn extend_result_ignored() -> Scenario {
+    let mut s = extend_result_checked();
+    s.name = "steps-extend-result-ignored".into();
+    s.description = "the same failed extension with LockNotOwnedError caught and ignored: the worker goes on without the lock and the order is debited twice".into();
+    s.clients
+        .iter_mut()
+        .for_each(|c| c.workload.on_fail = OnFailSpec::Proceed);
+    s.expect = Expected::Violated {
+        oracle: "me-resource".into(),
+    };
+    s
+}
+
 /// The step built-ins.
 pub fn all() -> Vec<Scenario> {
     vec![
@@ -180,5 +232,7 @@ pub fn all() -> Vec<Scenario> {
         reentrant_redisson(),
         reentrant_set_nx_waits_on_itself(),
         try_acquire_then_wait(),
+        extend_result_checked(),
+        extend_result_ignored(),
     ]
 }

@@ -11,6 +11,7 @@
 //! | `acquire L` | takes lock `L` (again, while held: a re-entrant acquire) |
 //! | `try-acquire L within T` | takes `L`, waiting at most `T` (`tryLock(T)`, `blocking_timeout`) |
 //! | `release L` | gives back `L` (its innermost hold) |
+//! | `extend L`, `extend L by D`, `extend L to D` | resets `L`'s TTL, adds `D` to what is left, or sets it to `D` (redis-py's `reacquire()`, `extend(D)`, `extend(D, replace_ttl=True)`) |
 //! | `read` | reads the account |
 //! | `work D` | works `D`, or one of `D1 \| D2 \| ...` (a choice) |
 //! | `debit` | debits the account as the read saw it |
@@ -18,6 +19,7 @@
 use super::build::{error, ScenarioError};
 use super::duration;
 use super::WorkloadSpec;
+use lockcheck_model::lock::engine::Extension;
 use lockcheck_model::lock::steps::{assign_slots, Step};
 use lockcheck_model::lock::{NamedStep, Steps};
 
@@ -29,11 +31,12 @@ pub(super) struct Plan {
     pub rounds: u32,
     /// Whether the rounds read and debit the account.
     pub uses_account: bool,
+    /// The field of the first `extend` step, if any (only some protocols extend).
+    pub first_extend: Option<String>,
 }
 
 /// The step words, for error messages.
-const STEPS: &str =
-    "acquire L, try-acquire L within T, release L, read, work D (or D1 | D2), debit";
+const STEPS: &str = "acquire L, try-acquire L within T, extend L [by D | to D], release L, read, work D (or D1 | D2), debit";
 
 /// Reads the workload of client `i`.
 pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
@@ -93,7 +96,13 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .iter()
         .flatten()
         .any(|s| matches!(s, Step::Read | Step::Debit));
+    let first_extend = lists.iter().find_map(|(list_field, list)| {
+        list.iter()
+            .position(|t| t.split_whitespace().next() == Some("extend"))
+            .map(|k| format!("{list_field}[{k}]"))
+    });
     Ok(Plan {
+        first_extend,
         locks: slotted.locks,
         steps: Steps::Listed(slotted.rounds),
         rounds,
@@ -135,6 +144,7 @@ fn shorthand(w: &WorkloadSpec, field: &dyn Fn(&str) -> String) -> Result<Plan, S
         steps: Steps::InOrder,
         rounds: w.rounds,
         uses_account: w.uses_account,
+        first_extend: None,
     })
 }
 
@@ -177,6 +187,22 @@ fn read_step(text: &str) -> Result<NamedStep, String> {
             Err("write `try-acquire L within T`, e.g. `try-acquire order within 5s`".into())
         }
         ["release", rest @ ..] => Ok(NamedStep::Release { lock: lock(rest)? }),
+        ["extend", name] => Ok(NamedStep::Extend {
+            lock: name.to_string(),
+            how: Extension::Ttl,
+        }),
+        ["extend", name, "by", d] => Ok(NamedStep::Extend {
+            lock: name.to_string(),
+            how: Extension::By(positive(d)?),
+        }),
+        ["extend", name, "to", d] => Ok(NamedStep::Extend {
+            lock: name.to_string(),
+            how: Extension::To(positive(d)?),
+        }),
+        ["extend", ..] => Err(
+            "write `extend L`, `extend L by D` or `extend L to D`, e.g. `extend report by 5s`"
+                .into(),
+        ),
         ["read"] | ["read", "account"] => Ok(NamedStep::Read),
         ["debit"] | ["debit", "account"] => Ok(NamedStep::Debit),
         ["read" | "debit", other, ..] => Err(format!(

@@ -97,6 +97,8 @@ pub enum Phase {
     /// Releasing slot `i`.
     Releasing(u8),
     Done,
+    /// Extending slot `i` (last, so that the other phases hash as they always did).
+    Extending(u8),
 }
 
 /// A lock the client believes it holds.

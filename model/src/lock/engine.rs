@@ -78,6 +78,23 @@ pub enum LockEvent {
     Released,
     /// The engine knows the lock is lost (seed 000's watchdog stop event).
     Lost,
+    /// The business code's extension took effect, the lock valid until `valid_until` if
+    /// the protocol computes a validity.
+    Extended { valid_until: Option<Deadline> },
+    /// The extension failed: the lock is no longer this owner's (redis-py's
+    /// `LockNotOwnedError`), the request timed out, or the protocol has no extension.
+    NotExtended,
+}
+
+/// How the business code extends a lock it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Extension {
+    /// Back to the protocol's TTL (redis-py's `reacquire()`, redsync's `Extend()`).
+    Ttl,
+    /// This much more than the TTL left (redis-py's `extend(t)`).
+    By(u64),
+    /// The TTL becomes this (redis-py's `extend(t, replace_ttl=True)`).
+    To(u64),
 }
 
 /// An engine's window on the world, for one lock of one client.
@@ -157,6 +174,17 @@ pub trait Engine: Clone + Debug + Hash + Eq {
 
     /// Start releasing (the client held it, or believes so).
     fn release(&self, state: &mut Self::State, io: &mut LockIo);
+
+    /// Extend the lock the client holds, as the business code asks (`extend L`): an
+    /// `Extended` or `NotExtended` event, now or later. The default has no extension.
+    fn extend(
+        &self,
+        _state: &mut Self::State,
+        _how: Extension,
+        _io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        Some(LockEvent::NotExtended)
+    }
 
     /// The reply to this engine's request `tag` from `node`.
     fn on_reply(

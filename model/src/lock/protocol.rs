@@ -1,6 +1,6 @@
 //! The protocols a lock client can speak, as one enum over their engines.
 
-use super::engine::{Engine, LockEvent, LockIo};
+use super::engine::{Engine, Extension, LockEvent, LockIo};
 use super::redisson::Redisson;
 use super::redlock::Redlock;
 use super::single::SingleNode;
@@ -52,6 +52,15 @@ impl Protocol {
 
     pub fn release(&self, state: &mut EngineState, io: &mut LockIo) {
         with_engine!(self, state, |e, s| e.release(s, io))
+    }
+
+    pub fn extend(
+        &self,
+        state: &mut EngineState,
+        how: Extension,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        with_engine!(self, state, |e, s| e.extend(s, how, io))
     }
 
     pub fn on_reply(

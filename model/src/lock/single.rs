@@ -7,7 +7,7 @@
 //! release goes to the node that granted the lock. The client believes it holds the lock
 //! until it releases: there is no validity.
 
-use super::engine::{Engine, LockEvent, LockIo, OptionalMs};
+use super::engine::{Engine, Extension, LockEvent, LockIo, OptionalMs};
 use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::ProcessId;
@@ -116,6 +116,10 @@ pub enum SingleState {
     Holding {
         node: ProcessId,
     },
+    /// Holding, and waiting for `node`'s answer to the business code's extension.
+    Extending {
+        node: ProcessId,
+    },
     Releasing,
 }
 
@@ -126,7 +130,10 @@ impl SingleState {
             SingleState::Discovering { tries, .. }
             | SingleState::Acquiring { tries, .. }
             | SingleState::Waiting { tries, .. } => Some(tries),
-            SingleState::Idle | SingleState::Holding { .. } | SingleState::Releasing => None,
+            SingleState::Idle
+            | SingleState::Holding { .. }
+            | SingleState::Extending { .. }
+            | SingleState::Releasing => None,
         }
     }
 }
@@ -135,6 +142,7 @@ impl SingleState {
 /// recognised (and ignored) without a counter that grows forever.
 const ACQUIRE_TAGS: [u16; 2] = [1, 2];
 const RELEASE_TAG: u16 = 3;
+const EXTEND_TAG: u16 = 4;
 
 impl SingleNode {
     /// A lock on `node` with `ttl_ms`: released with the owner-checked script, retried every
@@ -275,7 +283,7 @@ impl Engine for SingleNode {
 
     fn release(&self, state: &mut SingleState, io: &mut LockIo) {
         let node = match *state {
-            SingleState::Holding { node } => node,
+            SingleState::Holding { node } | SingleState::Extending { node } => node,
             _ => self.node,
         };
         *state = SingleState::Releasing;
@@ -322,8 +330,49 @@ impl Engine for SingleNode {
                 *state = SingleState::Idle;
                 Some(LockEvent::Released)
             }
+            SingleState::Extending { node } if tag == EXTEND_TAG => {
+                io.cancel_timer(LockTimer::RequestTimeout(tag));
+                *state = SingleState::Holding { node };
+                Some(match reply {
+                    Reply::Integer(1) => LockEvent::Extended { valid_until: None },
+                    _ => LockEvent::NotExtended,
+                })
+            }
             _ => None,
         }
+    }
+
+    /// `reacquire()` is the owner-checked `PEXPIRE` to the TTL; `extend(t)` and
+    /// `extend(t, replace_ttl=True)` are redis-py's extend script. Without a hold (an
+    /// acquire that failed and the code went on) there is nothing to extend: redis-py
+    /// raises `LockError` before sending anything.
+    fn extend(
+        &self,
+        state: &mut SingleState,
+        how: Extension,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        let SingleState::Holding { node } = *state else {
+            return Some(LockEvent::NotExtended);
+        };
+        let (key, token) = (io.key.to_vec(), io.owner.to_vec());
+        let script = match how {
+            Extension::Ttl => LockScript::CompareAndPexpire {
+                key,
+                token,
+                ttl_ms: self.ttl_ms as i64,
+            },
+            Extension::By(ms) | Extension::To(ms) => LockScript::RedisPyExtend {
+                key,
+                token,
+                ms: ms as i64,
+                replace: matches!(how, Extension::To(_)),
+            },
+        };
+        *state = SingleState::Extending { node };
+        io.request(node, EXTEND_TAG, Command::Script(script));
+        self.time_request(EXTEND_TAG, io);
+        None
     }
 
     fn on_timer(
@@ -348,6 +397,10 @@ impl Engine for SingleNode {
             (LockTimer::RequestTimeout(RELEASE_TAG), SingleState::Releasing) => {
                 *state = SingleState::Idle;
                 Some(LockEvent::Released)
+            }
+            (LockTimer::RequestTimeout(EXTEND_TAG), SingleState::Extending { node }) => {
+                *state = SingleState::Holding { node };
+                Some(LockEvent::NotExtended)
             }
             (LockTimer::Retry, SingleState::Waiting { tag, tries }) => {
                 let next = if tag == ACQUIRE_TAGS[0] {

@@ -1,7 +1,7 @@
 //! A workload's rounds as steps: what the business code does, one call at a time.
 //!
-//! The idea: a round is a list of [`Step`]s (acquire a lock, release it, read the account,
-//! work, debit it), and each lock a round takes is a *slot* with an engine of its own. A
+//! The idea: a round is a list of [`Step`]s (acquire a lock, extend it, release it, read
+//! the account, work, debit it), and each lock a round takes is a *slot* with an engine of its own. A
 //! slot is a lock at a nesting depth: the first `acquire L` of a round takes slot (L, 0),
 //! an `acquire L` while L is held takes (L, 1), which is what a re-entrant acquire is on the
 //! wire (a second hold by the same owner: Redisson counts it, `SET NX` refuses it), and
@@ -12,6 +12,7 @@
 //! release in reverse) is the plan the old workload form always ran; it is computed rather
 //! than stored.
 
+use super::engine::Extension;
 use std::fmt;
 
 /// One call the business code makes.
@@ -22,6 +23,8 @@ pub enum Step {
     Acquire { slot: u8, within_ms: Option<u64> },
     /// Release slot `slot`.
     Release { slot: u8 },
+    /// Extend slot `slot`'s hold (`how`).
+    Extend { slot: u8, how: Extension },
     /// Read the account (the business operation of this round).
     Read,
     /// Work for one of these durations (a choice).
@@ -36,6 +39,7 @@ pub enum Step {
 pub enum At<'a> {
     Acquire { slot: u8, within_ms: Option<u64> },
     Release { slot: u8 },
+    Extend { slot: u8, how: Extension },
     Read,
     Work { ms: &'a [u64] },
     Debit,
@@ -57,6 +61,7 @@ impl Step {
         match *self {
             Step::Acquire { slot, within_ms } => At::Acquire { slot, within_ms },
             Step::Release { slot } => At::Release { slot },
+            Step::Extend { slot, how } => At::Extend { slot, how },
             Step::Read => At::Read,
             Step::Work { ref ms } => At::Work { ms },
             Step::Debit => At::Debit,
@@ -102,6 +107,10 @@ pub enum NamedStep {
     },
     Release {
         lock: String,
+    },
+    Extend {
+        lock: String,
+        how: Extension,
     },
     Read,
     Work {
@@ -220,6 +229,17 @@ fn slot_step(
             let (_, depth) = held.remove(at);
             Step::Release {
                 slot: table.slot_of(lock, depth)?,
+            }
+        }
+        NamedStep::Extend { lock, how } => {
+            let Some(&(_, depth)) = held.iter().rev().find(|(l, _)| l == lock) else {
+                return Err(format!(
+                    "`extend {lock}`: the round does not hold `{lock}` here"
+                ));
+            };
+            Step::Extend {
+                slot: table.slot_of(lock, depth)?,
+                how: *how,
             }
         }
         NamedStep::Read => Step::Read,

@@ -73,6 +73,16 @@ pub enum LockScript {
         ttl_ms: i64,
         counter_key: Vec<u8>,
     },
+    /// redis-py's `Lock.extend` (`LUA_EXTEND_SCRIPT`, redis-py 4.3 to 7.x), KEYS `[key]`,
+    /// ARGV `[token, ms, replace]`: 0 unless the key holds the token and has a TTL; else
+    /// the TTL becomes `ms` (`replace_ttl=True`, ARGV[3] `"1"`) or `ms` more than what is
+    /// left (ARGV[3] `"0"`), and 1.
+    RedisPyExtend {
+        key: Vec<u8>,
+        token: Vec<u8>,
+        ms: i64,
+        replace: bool,
+    },
 }
 
 /// Which script, without its arguments: the Lua source and its SHA1.
@@ -85,11 +95,12 @@ pub enum ScriptKind {
     RedissonRenew,
     RedissonForceUnlock,
     FencedAcquire,
+    RedisPyExtend,
 }
 
 impl ScriptKind {
     /// Every script.
-    pub const ALL: [ScriptKind; 7] = [
+    pub const ALL: [ScriptKind; 8] = [
         ScriptKind::CompareAndDelete,
         ScriptKind::CompareAndPexpire,
         ScriptKind::RedissonAcquire,
@@ -97,6 +108,7 @@ impl ScriptKind {
         ScriptKind::RedissonRenew,
         ScriptKind::RedissonForceUnlock,
         ScriptKind::FencedAcquire,
+        ScriptKind::RedisPyExtend,
     ];
 
     /// The Lua source, byte for byte what the client sends (Redisson's concatenated Java
@@ -167,9 +179,37 @@ impl ScriptKind {
                 "7e90e3feba914075bf46b1f5afb2733229b1fc5f",
                 (2, 2),
             ),
+            ScriptKind::RedisPyExtend => (REDIS_PY_EXTEND, REDIS_PY_EXTEND_SHA1, (1, 3)),
         }
     }
 }
+
+/// redis-py's `LUA_EXTEND_SCRIPT` as the `Lock` class holds it (redis-py 4.3 to 7.x,
+/// `redis/lock.py`), its leading newline and indentation included: `register_script` sends
+/// these bytes.
+const REDIS_PY_EXTEND: &str = concat!(
+    "\n",
+    "        local token = redis.call('get', KEYS[1])\n",
+    "        if not token or token ~= ARGV[1] then\n",
+    "            return 0\n",
+    "        end\n",
+    "        local expiration = redis.call('pttl', KEYS[1])\n",
+    "        if not expiration then\n",
+    "            expiration = 0\n",
+    "        end\n",
+    "        if expiration < 0 then\n",
+    "            return 0\n",
+    "        end\n",
+    "\n",
+    "        local newttl = ARGV[2]\n",
+    "        if ARGV[3] == \"0\" then\n",
+    "            newttl = ARGV[2] + expiration\n",
+    "        end\n",
+    "        redis.call('pexpire', KEYS[1], newttl)\n",
+    "        return 1\n",
+    "    ",
+);
+const REDIS_PY_EXTEND_SHA1: &str = "a4e8783852e6b949f9ef3a97212805108459a890";
 
 /// What a client sends for a script: `EVAL source numkeys KEYS... ARGV...`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -190,6 +230,7 @@ impl LockScript {
             LockScript::RedissonRenew { .. } => ScriptKind::RedissonRenew,
             LockScript::RedissonForceUnlock { .. } => ScriptKind::RedissonForceUnlock,
             LockScript::FencedAcquire { .. } => ScriptKind::FencedAcquire,
+            LockScript::RedisPyExtend { .. } => ScriptKind::RedisPyExtend,
         }
     }
 
@@ -228,6 +269,18 @@ impl LockScript {
                 ttl_ms,
                 counter_key,
             } => (vec![key, counter_key], vec![token.clone(), number(*ttl_ms)]),
+            LockScript::RedisPyExtend {
+                key,
+                token,
+                ms,
+                replace,
+            } => {
+                let replace = if *replace { b"1" } else { b"0" };
+                (
+                    vec![key],
+                    vec![token.clone(), number(*ms), replace.to_vec()],
+                )
+            }
         };
         Eval {
             source: self.kind().source(),
@@ -294,15 +347,31 @@ impl LockScript {
                 token: args[0].clone(),
                 ttl_ms: num(1)?,
             },
+            ScriptKind::RedisPyExtend => LockScript::RedisPyExtend {
+                key,
+                token: args[0].clone(),
+                ms: num(1)?,
+                replace: args[2] != b"0",
+            },
             ScriptKind::RedissonRelease | ScriptKind::RedissonForceUnlock => return None,
         })
     }
 
-    /// Runs the script as one atomic step; a failing call becomes the script error.
+    /// Runs the script as one atomic step; a failing call becomes the script error, with
+    /// the line of the call (every script but redis-py's is one line).
     pub(crate) fn run(&self, cx: &mut Execution) -> Reply {
-        self.body(cx).unwrap_or_else(|error| {
+        let result = match self {
+            LockScript::RedisPyExtend {
+                key,
+                token,
+                ms,
+                replace,
+            } => redis_py_extend(cx, key, token, *ms, *replace),
+            _ => self.body(cx).map_err(|error| (error, 1)),
+        };
+        result.unwrap_or_else(|(error, line)| {
             let sha1 = self.kind().sha1();
-            Reply::Error(format!("{error} script: {sha1}, on @user_script:1."))
+            Reply::Error(format!("{error} script: {sha1}, on @user_script:{line}."))
         })
     }
 
@@ -365,6 +434,7 @@ impl LockScript {
                 };
                 Ok(through_lua(cx.call(&counter)?))
             }
+            LockScript::RedisPyExtend { .. } => unreachable!("`run` runs the multi-line script"),
         }
     }
 }
@@ -407,6 +477,38 @@ fn redisson_release(
     Ok(Reply::Integer(1))
 }
 
+/// redis-py's extend, line by line ([`REDIS_PY_EXTEND`]); an error with the line of the
+/// failing call. `ARGV[2] + expiration` is a Lua number (a double), which `redis.call`
+/// passes on as `%.14g` writes it: from 1e14 on an exponent, which `PEXPIRE` refuses.
+fn redis_py_extend(
+    cx: &mut Execution,
+    key: &[u8],
+    token: &[u8],
+    ms: i64,
+    replace: bool,
+) -> Result<Reply, (String, u32)> {
+    let at = |line: u32| move |error: String| (error, line);
+    if cx.call(&get(key)).map_err(at(2))? != Reply::bulk(token.to_vec()) {
+        return Ok(Reply::Integer(0));
+    }
+    let expiration = lua_number(cx.call(&pttl(key)).map_err(at(6))?);
+    if expiration < 0.0 {
+        return Ok(Reply::Integer(0));
+    }
+    let new_ttl_ms = match replace {
+        true => ms,
+        false => {
+            let sum = ms as f64 + expiration;
+            if sum.abs() >= 1e14 {
+                return Err(at(18)("ERR value is not an integer or out of range".into()));
+            }
+            sum as i64
+        }
+    };
+    cx.call(&pexpire(key, new_ttl_ms)).map_err(at(18))?;
+    Ok(Reply::Integer(1))
+}
+
 /// A `redis.call` reply returned from Lua: integers go through a Lua number (a double) and
 /// back as the C cast does it on x86-64 (out of range gives `i64::MIN`).
 fn through_lua(reply: Reply) -> Reply {
@@ -435,6 +537,10 @@ fn lua_number(reply: Reply) -> f64 {
 
 fn get(key: &[u8]) -> Command {
     Command::Get { key: key.to_vec() }
+}
+
+fn pttl(key: &[u8]) -> Command {
+    Command::PTtl { key: key.to_vec() }
 }
 
 fn pexpire(key: &[u8], ttl_ms: i64) -> Command {

@@ -18,8 +18,12 @@
 //!   acquired can release or extend. `thread_local=False` shares it among the threads
 //!   that use the object: give those clients one `owner`.
 //!
-//! Left out: `timeout=None` (a key that never expires: give `ttl_ms`), and `extend` and
-//! `reacquire` (the caller's to call).
+//! - `extend(t, replace_ttl)` and `reacquire()` are the caller's to call: the workload steps
+//!   `extend L by D`, `extend L to D` and `extend L` (`LUA_EXTEND_SCRIPT`, which adds to the
+//!   TTL left or replaces it, and `LUA_REACQUIRE_SCRIPT`, the owner-checked `PEXPIRE` to
+//!   `timeout`); a 0 is `LockNotOwnedError`.
+//!
+//! Left out: `timeout=None` (a key that never expires: give `ttl_ms`).
 
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::single::{GiveUpCheck, Release};

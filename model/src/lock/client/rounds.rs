@@ -1,6 +1,6 @@
 //! Running a round: one step at a time, each started when the one before it is over.
 //!
-//! A step that waits (an acquire, a release, a read, the work, a debit) sets the phase and
+//! A step that waits (an acquire, an extension, a release, a read, the work, a debit) sets the phase and
 //! is finished by the event it waits for; the others go straight on. Three rules beyond
 //! the steps themselves:
 //!
@@ -73,6 +73,14 @@ impl LockClient {
                     j += 1;
                 }
                 self.release(state, slot, ctx);
+            }
+            At::Extend { slot, how } => {
+                state.phase = Phase::Extending(slot);
+                let mut io = self.io(ctx, slot);
+                let engine = &mut state.engines[slot as usize];
+                if let Some(event) = self.protocol.extend(engine, how, &mut io) {
+                    self.on_event(state, slot, event, ctx);
+                }
             }
             At::Debit if !self.can_debit(state) => self.run(state, k + 1, ctx),
             At::Read | At::Work { .. } | At::Debit if needs_token => {
@@ -216,6 +224,19 @@ impl LockClient {
         }
     }
 
+    /// What the business code does once extending slot `slot` failed: the exception
+    /// (redis-py's `LockNotOwnedError`) ends the round, which releases what it holds; with
+    /// [`OnFail::Proceed`] the code catches it and goes on, still believing it holds the lock.
+    fn after_failed_extend(&self, state: &mut ClientState, slot: u8, ctx: &mut RedisContext) {
+        match self.workload.on_fail {
+            OnFail::Proceed => self.run(state, state.step as usize + 1, ctx),
+            OnFail::EndRound | OnFail::Unlock => {
+                state.held[slot as usize] = None;
+                self.unwind(state, None, ctx)
+            }
+        }
+    }
+
     /// Reacts to what slot `i`'s engine reports.
     pub(super) fn on_event(
         &self,
@@ -250,6 +271,15 @@ impl LockClient {
                     Some(&slot) => self.release(state, slot, ctx),
                     None => self.round_over(state, ctx),
                 }
+            }
+            (LockEvent::Extended { valid_until }, Phase::Extending(j)) if i == j => {
+                if let Some(h) = state.held[i as usize].as_mut() {
+                    h.valid_until = valid_until;
+                }
+                self.run(state, next, ctx);
+            }
+            (LockEvent::NotExtended, Phase::Extending(j)) if i == j => {
+                self.after_failed_extend(state, i, ctx)
             }
             (LockEvent::Lost, _) => {
                 state.stop_event = true;
