@@ -362,3 +362,70 @@ fn extend_steps_are_refused_where_they_cannot_run() {
         &["extend L by D"],
     );
 }
+
+/// A 6 s paying job on a 5 s Redlock lock over three nodes whose fourth step is `extend`
+/// (the text given), and a second payer asking every 100 ms from 100 ms on: ME-resource.
+fn extending_redlock_job(extend: &str, watchdog: &str) -> String {
+    let protocol = format!(
+        r#"{{ kind = "redlock", nodes = ["r1", "r2", "r3"], ttl_ms = "5s", retry_ms = ["100ms"]{watchdog} }}"#
+    );
+    format!(
+        r#"
+name = "extending-redlock-job"
+description = "a 6 s job on a 5 s Redlock lock, extended half way"
+[[nodes]]
+name = "r1"
+[[nodes]]
+name = "r2"
+[[nodes]]
+name = "r3"
+[[clients]]
+name = "job"
+protocol = {protocol}
+[clients.workload]
+steps = ["acquire job", "read", "work 3s", {extend}, "work 3s", "debit", "release job"]
+[[clients]]
+name = "other"
+protocol = {protocol}
+[clients.workload]
+start_after_ms = "100ms"
+steps = ["acquire job", "read", "work 10ms", "debit", "release job"]
+[account]
+[[oracles]]
+kind = "me-resource"
+"#
+    )
+}
+
+#[test]
+fn redsyncs_extend_keeps_a_redlock_lock_for_a_job_longer_than_its_ttl() {
+    let me_resource = |extend: &str| {
+        let scenario = scenario_from_toml(&extending_redlock_job(extend, "")).expect("loads");
+        let checked = search(&scenario, 500_000);
+        assert!(complete(&checked), "{extend}: {}", checked.report);
+        verdict(&verdicts(&checked), "me-resource").to_string()
+    };
+    // Without it the keys expire at 5 s, the other payer debits, and the job's debit at
+    // 6 s writes what it read before.
+    assert_eq!(me_resource(r#""work 0ms""#), "VIOLATED");
+    assert_eq!(me_resource(r#""extend job""#), "holds");
+}
+
+#[test]
+fn extend_on_redlock_is_redsyncs_alone() {
+    let text = extending_redlock_job(r#""extend job by 5s""#, "");
+    refused(
+        &text,
+        "clients[0].workload.steps[3]",
+        None,
+        &["redis-py's", "write `extend L`"],
+    );
+    let dog = r#", watchdog = { interval_permille = 300, tries = 1, timeout_ms = "300ms", counts = "extended" }"#;
+    let text = extending_redlock_job(r#""extend job""#, dog);
+    refused(
+        &text,
+        "clients[0].workload.steps[3]",
+        None,
+        &["renews itself"],
+    );
+}

@@ -9,7 +9,7 @@ use super::{ClientSpec, ExploreSpec, FaultsSpec, NodeSpec, PersistenceDe, Scenar
 use crate::oracles::RedisWorld;
 use crate::text::clip;
 use lockcheck_model::fault::RedisFault;
-use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
+use lockcheck_model::lock::{Fencing, LockClient, Workload};
 use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
 use lockcheck_model::resource::{Account, TokenService};
@@ -197,15 +197,7 @@ impl Scenario {
             }
         };
         let protocol = self.protocol(&c.protocol, &field("protocol"), names)?;
-        if let (Some(at), false) = (
-            &plan.first_extend,
-            matches!(protocol, Protocol::SingleNode(_)),
-        ) {
-            return Err(error(
-                at.as_str(),
-                "`extend` is built for the single-node kind (redis-py's `extend` and `reacquire`); Redisson renews with its watchdog, and Redlock's extension is not modelled yet",
-            ));
-        }
+        super::steps::check_extends(&plan, &protocol)?;
         Ok(LockClient {
             protocol,
             workload: Workload {

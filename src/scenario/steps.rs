@@ -21,7 +21,7 @@ use super::duration;
 use super::WorkloadSpec;
 use lockcheck_model::lock::engine::Extension;
 use lockcheck_model::lock::steps::{assign_slots, Step};
-use lockcheck_model::lock::{NamedStep, Steps};
+use lockcheck_model::lock::{NamedStep, Protocol, Steps};
 
 /// What a workload runs, read from either form.
 pub(super) struct Plan {
@@ -33,6 +33,8 @@ pub(super) struct Plan {
     pub uses_account: bool,
     /// The field of the first `extend` step, if any (only some protocols extend).
     pub first_extend: Option<String>,
+    /// The field of the first `extend L by D` or `extend L to D` step, if any.
+    pub first_timed_extend: Option<String>,
 }
 
 /// The step words, for error messages.
@@ -96,13 +98,9 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .iter()
         .flatten()
         .any(|s| matches!(s, Step::Read | Step::Debit));
-    let first_extend = lists.iter().find_map(|(list_field, list)| {
-        list.iter()
-            .position(|t| t.split_whitespace().next() == Some("extend"))
-            .map(|k| format!("{list_field}[{k}]"))
-    });
     Ok(Plan {
-        first_extend,
+        first_extend: first_extend(&lists, false),
+        first_timed_extend: first_extend(&lists, true),
         locks: slotted.locks,
         steps: Steps::Listed(slotted.rounds),
         rounds,
@@ -132,6 +130,45 @@ fn refuse_shorthand_fields(
     Ok(())
 }
 
+/// The field of the first `extend` step of `lists` (only `by` or `to` a duration when
+/// `timed`).
+fn first_extend(lists: &[(String, &[String])], timed: bool) -> Option<String> {
+    lists.iter().find_map(|(list_field, list)| {
+        list.iter()
+            .position(|t| {
+                let words: Vec<&str> = t.split_whitespace().collect();
+                words.first() == Some(&"extend") && (!timed || words.len() > 2)
+            })
+            .map(|k| format!("{list_field}[{k}]"))
+    })
+}
+
+/// Where `extend` steps can run: every form on the single-node kind (redis-py), `extend L`
+/// on Redlock without a watchdog or automatic extension (redsync's `Extend`).
+pub(super) fn check_extends(plan: &Plan, protocol: &Protocol) -> Result<(), ScenarioError> {
+    let Some(at) = &plan.first_extend else {
+        return Ok(());
+    };
+    match protocol {
+        Protocol::SingleNode(_) => Ok(()),
+        Protocol::Redlock(r) if r.watchdog.is_some() || r.auto_extension.is_some() => Err(error(
+            at.as_str(),
+            "`extend` on Redlock is redsync's `Extend`, for a lock without a watchdog or automatic extension: this one renews itself",
+        )),
+        Protocol::Redlock(_) => match &plan.first_timed_extend {
+            Some(timed) => Err(error(
+                timed.as_str(),
+                "`extend L by D` and `extend L to D` are redis-py's, on the single-node kind; redsync's `Extend` resets the TTL: write `extend L`",
+            )),
+            None => Ok(()),
+        },
+        Protocol::Redisson(_) => Err(error(
+            at.as_str(),
+            "`extend` runs on the single-node kind (redis-py's `extend`, `reacquire`) and on Redlock (redsync's `Extend`); Redisson renews with its watchdog",
+        )),
+    }
+}
+
 fn shorthand(w: &WorkloadSpec, field: &dyn Fn(&str) -> String) -> Result<Plan, ScenarioError> {
     if w.locks.is_empty() {
         return Err(error(field("locks"), "a client needs at least one lock"));
@@ -145,6 +182,7 @@ fn shorthand(w: &WorkloadSpec, field: &dyn Fn(&str) -> String) -> Result<Plan, S
         rounds: w.rounds,
         uses_account: w.uses_account,
         first_extend: None,
+        first_timed_extend: None,
     })
 }
 

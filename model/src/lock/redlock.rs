@@ -60,6 +60,7 @@
 mod attempt_rules;
 mod auto_extension;
 mod drift;
+mod extend;
 mod params_text;
 mod state_hash;
 mod sweep;
@@ -74,7 +75,7 @@ use drift::SEED_DRIFT_EXTRA_MS;
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
-use super::engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
+use super::engine::{ClockKind, Deadline, Engine, Extension, LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::{LocalNow, ProcessId};
@@ -360,25 +361,12 @@ impl Redlock {
             Phase::Holding {
                 watch: Watch::Renewing(sweep),
                 ..
-            } if self.sweep_over(sweep) => match self.auto_extension {
-                Some(_) => self.extension_over(state, io),
-                None => self.renewal_over(state, io),
+            } if self.sweep_over(sweep) => match (self.auto_extension, &self.watchdog) {
+                (Some(_), _) => self.extension_over(state, io),
+                (None, Some(_)) => self.renewal_over(state, io),
+                (None, None) => self.caller_extension_over(state, io),
             },
             _ => None,
-        }
-    }
-
-    /// Whether an attempt can be decided: every node is done, or (local first) the local
-    /// nodes are done and a quorum is reached; or, deciding early, a quorum either way.
-    fn decided(&self, sweep: &Sweep) -> bool {
-        match self.rules.decide {
-            Decide::AllAnswers => {
-                sweep.finished()
-                    || matches!(self.dispatch, Dispatch::LocalFirst { .. })
-                        && sweep.resolved(self.sequential())
-                        && sweep.ok_count() >= self.quorum()
-            }
-            Decide::EarlyQuorum => self.early_decided(sweep),
         }
     }
 
@@ -543,6 +531,15 @@ impl Engine for Redlock {
             let sweep = self.begin(&mut state.parities, Kind::Release, io);
             state.phase = Phase::Releasing { sweep };
         })
+    }
+
+    fn extend(
+        &self,
+        state: &mut RedlockState,
+        how: Extension,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        self.begin_caller_extension(state, how, io)
     }
 
     fn on_reply(

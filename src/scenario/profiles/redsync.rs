@@ -13,12 +13,15 @@
 //!   script, with the same timeout) before the next. Go's `time.Now()` carries the
 //!   monotonic reading, so `until` is on the monotonic clock.
 //! - There is no acquire timeout: `Lock` fails with `ErrFailed` after its tries.
-//! - `Extend` is the caller's to call (no watchdog); `Unlock` is the delete script on every
-//!   node.
+//! - `Extend` is the caller's to call (no watchdog): the workload step `extend L`
+//!   (`ExtendContext`: `start := time.Now()`, the touch script `PEXPIRE expiry` where the
+//!   key holds the value, on every node at once; below a quorum it fails, else `until = now
+//!   + expiry - (now - start) - drift` and it holds iff `now.Before(until)`, else
+//!   `ErrExtendFailed`). `Unlock` is the delete script on every node.
 //!
-//! Left out: `Extend` (give a `watchdog` to have the lock renewed; seed 000's renewal
-//! rounds, which are not redsync's), `WithFailFast` and `WithShufflePools` (off by default),
-//! and the unlock's lack of a timeout (the model's per-node timeout bounds it too).
+//! Left out: `WithFailFast` and `WithShufflePools` (off by default), and the lack of a
+//! timeout on the unlock's and the extension's requests (the model's per-node timeout
+//! bounds them too).
 
 use super::{Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};

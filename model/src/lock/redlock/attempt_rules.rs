@@ -9,7 +9,7 @@
 //! attempt, and returns the lock without comparing its expiration with the clock.
 
 use super::sweep::Sweep;
-use super::{Redlock, RedlockState};
+use super::{Dispatch, Redlock, RedlockState};
 
 /// The rules of an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -137,5 +137,21 @@ impl Redlock {
         let validity_ms = self.validity_ms(now_ms - started_ms);
         let valid_enough = validity_ms > 0 || !self.rules.checks_validity;
         (sweep.ok_count() >= self.quorum() && valid_enough).then_some(now_ms + validity_ms)
+    }
+}
+
+impl Redlock {
+    /// Whether an attempt can be decided: every node is done, or (local first) the local
+    /// nodes are done and a quorum is reached; or, deciding early, a quorum either way.
+    pub(super) fn decided(&self, sweep: &Sweep) -> bool {
+        match self.rules.decide {
+            Decide::AllAnswers => {
+                sweep.finished()
+                    || matches!(self.dispatch, Dispatch::LocalFirst { .. })
+                        && sweep.resolved(self.sequential())
+                        && sweep.ok_count() >= self.quorum()
+            }
+            Decide::EarlyQuorum => self.early_decided(sweep),
+        }
     }
 }
