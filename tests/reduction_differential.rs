@@ -353,6 +353,24 @@ fn small_world(
     scenario_from_json(&text).unwrap_or_else(|e| panic!("generated scenario: {e:?}\n{text}"))
 }
 
+/// Each reduction on and off ([`compare`], [`compare_symmetry`], [`compare_dead_values`]),
+/// and the same state space breadth-first and depth-first: the fingerprint abstracts the
+/// engines' times (relative, clamped); were it to merge states that differ, the space
+/// explored would depend on the search order.
+fn compare_each_reduction_and_search_order(scenario: &Scenario) {
+    compare(scenario, 20_000);
+    compare_symmetry(scenario, 20_000);
+    compare_dead_values(scenario, 20_000);
+    let bfs = search_with(scenario, Reductions::none(), 20_000, false);
+    let dfs = search_with(scenario, Reductions::none(), 20_000, true);
+    if bfs.report.outcome == Outcome::Complete {
+        assert_eq!(
+            bfs.report.stats.unique_states,
+            dfs.report.stats.unique_states
+        );
+    }
+}
+
 /// The relative-time fingerprint is exact only if it includes each drifting clock's phase
 /// (see `ClockSpec::phase`): without it, depth-first and breadth-first search stored
 /// different numbers of states for this world, whose client clock runs 10,577 ppm fast.
@@ -401,16 +419,7 @@ proptest! {
             extending_node_redlock_5_scenario(),
         ]
     ) {
-        compare(&scenario, 20_000);
-        compare_symmetry(&scenario, 20_000);
-        compare_dead_values(&scenario, 20_000);
-        // The fingerprint abstracts the engine's times (relative, clamped); were it to merge
-        // states that differ, the space explored would depend on the search order.
-        let bfs = search_with(&scenario, Reductions::none(), 20_000, false);
-        let dfs = search_with(&scenario, Reductions::none(), 20_000, true);
-        if bfs.report.outcome == Outcome::Complete {
-            prop_assert_eq!(bfs.report.stats.unique_states, dfs.report.stats.unique_states);
-        }
+        compare_each_reduction_and_search_order(&scenario);
     }
 }
 
@@ -500,13 +509,6 @@ proptest! {
     fn generated_step_workloads_get_the_same_verdicts_with_and_without_each_reduction(
         scenario in step_workload_scenario()
     ) {
-        compare(&scenario, 20_000);
-        compare_symmetry(&scenario, 20_000);
-        compare_dead_values(&scenario, 20_000);
-        let bfs = search_with(&scenario, Reductions::none(), 20_000, false);
-        let dfs = search_with(&scenario, Reductions::none(), 20_000, true);
-        if bfs.report.outcome == Outcome::Complete {
-            prop_assert_eq!(bfs.report.stats.unique_states, dfs.report.stats.unique_states);
-        }
+        compare_each_reduction_and_search_order(&scenario);
     }
 }

@@ -209,13 +209,14 @@ pub struct WorkloadSpec {
 
 impl WorkloadSpec {
     /// The locks the workload names: the shorthand's, or those its steps take, in the order
-    /// they first appear.
-    pub fn lock_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self.locks.iter().map(String::as_str).collect();
+    /// they first appear (steps that do not read are left to the builder to refuse).
+    pub fn lock_names(&self) -> Vec<String> {
+        let mut names = self.locks.clone();
         for step in self.steps.iter().chain(self.round_steps.iter().flatten()) {
-            let words: Vec<&str> = step.split_whitespace().collect();
-            if let ["acquire" | "try-acquire", lock, ..] = words.as_slice() {
-                if !names.contains(lock) {
+            if let Ok(lockcheck_model::lock::NamedStep::Acquire { lock, .. }) =
+                steps::read_step(step)
+            {
+                if !names.contains(&lock) {
                     names.push(lock);
                 }
             }

@@ -99,8 +99,8 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .flatten()
         .any(|s| matches!(s, Step::Read | Step::Debit));
     Ok(Plan {
-        first_extend: first_extend(&lists, false),
-        first_timed_extend: first_extend(&lists, true),
+        first_extend: first_extend(&lists, &named, false),
+        first_timed_extend: first_extend(&lists, &named, true),
         locks: slotted.locks,
         steps: Steps::Listed(slotted.rounds),
         rounds,
@@ -130,17 +130,24 @@ fn refuse_shorthand_fields(
     Ok(())
 }
 
-/// The field of the first `extend` step of `lists` (only `by` or `to` a duration when
-/// `timed`).
-fn first_extend(lists: &[(String, &[String])], timed: bool) -> Option<String> {
-    lists.iter().find_map(|(list_field, list)| {
-        list.iter()
-            .position(|t| {
-                let words: Vec<&str> = t.split_whitespace().collect();
-                words.first() == Some(&"extend") && (!timed || words.len() > 2)
+/// The field of the first `extend` step of the rounds (`lists`, read as `named`), or of
+/// the first `by` or `to` a duration when `timed`.
+fn first_extend(
+    lists: &[(String, &[String])],
+    named: &[Vec<NamedStep>],
+    timed: bool,
+) -> Option<String> {
+    lists
+        .iter()
+        .zip(named)
+        .find_map(|((list_field, _), round)| {
+            round
+            .iter()
+            .position(|step| {
+                matches!(step, NamedStep::Extend { how, .. } if !timed || *how != Extension::Ttl)
             })
             .map(|k| format!("{list_field}[{k}]"))
-    })
+        })
 }
 
 /// Where `extend` steps can run: every form on the single-node kind (redis-py), `extend L`
@@ -205,7 +212,7 @@ fn read_round(list: &[String], list_field: &str) -> Result<Vec<NamedStep>, Scena
 }
 
 /// Reads one step.
-fn read_step(text: &str) -> Result<NamedStep, String> {
+pub(super) fn read_step(text: &str) -> Result<NamedStep, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let lock = |rest: &[&str]| match rest {
         [lock] => Ok(lock.to_string()),

@@ -1,8 +1,8 @@
 //! A workload's rounds as steps: what the business code does, one call at a time.
 //!
 //! The idea: a round is a list of [`Step`]s (acquire a lock, extend it, release it, read
-//! the account, work, debit it), and each lock a round takes is a *slot* with an engine of its own. A
-//! slot is a lock at a nesting depth: the first `acquire L` of a round takes slot (L, 0),
+//! the account, work, debit it), and each lock a round takes is a *slot* with an engine of
+//! its own. A slot is a lock at a nesting depth: the first `acquire L` of a round takes slot (L, 0),
 //! an `acquire L` while L is held takes (L, 1), which is what a re-entrant acquire is on the
 //! wire (a second hold by the same owner: Redisson counts it, `SET NX` refuses it), and
 //! `release L` gives back the deepest. Slots are numbered by their first appearance, so a

@@ -1,8 +1,8 @@
 //! Running a round: one step at a time, each started when the one before it is over.
 //!
-//! A step that waits (an acquire, an extension, a release, a read, the work, a debit) sets the phase and
-//! is finished by the event it waits for; the others go straight on. Three rules beyond
-//! the steps themselves:
+//! A step that waits (an acquire, an extension, a release, a read, the work, a debit) sets
+//! the phase and is finished by the event it waits for; the others go straight on. Three
+//! rules beyond the steps themselves:
 //!
 //! - **Fencing tokens.** With a token service, a token is asked before a read, work or
 //!   debit step when none was given since the round's last grant.
@@ -68,8 +68,8 @@ impl LockClient {
             }
             At::Release { slot } => {
                 let mut j = k;
-                while let At::Release { slot } = self.at(state.round, j) {
-                    state.held[slot as usize] = None;
+                while let At::Release { slot: released } = self.at(state.round, j) {
+                    state.held[released as usize] = None;
                     j += 1;
                 }
                 self.release(state, slot, ctx);

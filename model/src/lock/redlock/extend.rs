@@ -19,8 +19,9 @@ use super::{Phase, Redlock, RedlockState, ValidityFrom, Watch};
 use crate::lock::engine::{Deadline, Extension, LockEvent, LockIo};
 
 impl Redlock {
-    /// Starts the extension: `NotExtended` at once without a hold, or for a form redsync
-    /// does not have (`by` or `to` a duration).
+    /// Starts the extension: `NotExtended` at once without a hold whose watch is off (a
+    /// watchdog's or an automatic extension's never is), or for a form redsync does not
+    /// have (`by` or `to` a duration).
     pub(super) fn begin_caller_extension(
         &self,
         state: &mut RedlockState,
@@ -34,7 +35,7 @@ impl Redlock {
                 ..
             }
         );
-        if !idle || how != Extension::Ttl || self.watchdog.is_some() {
+        if !idle || how != Extension::Ttl {
             return Some(LockEvent::NotExtended);
         }
         if self.rules.validity_from == ValidityFrom::FirstAttempt {
