@@ -107,6 +107,7 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         wait_ms: None,
         generation: Generation::From3_44,
         request_timeout_ms: 10 * lease_ms,
+        servers: Default::default(),
     };
     let mut s = one_node_world(vec![
         client_spec("client-1", &protocol, 3 * lease_ms, 0),
@@ -164,6 +165,7 @@ fn one_node_world(clients: Vec<ClientSpec>) -> Scenario {
         repl_ack_every_ms: None,
         min_replicas_max_lag_ms: lockcheck::model::node::RedisNode::master()
             .min_replicas_max_lag_ms,
+        replica_priority: lockcheck::model::sentinel::DEFAULT_PRIORITY,
     }];
     s.clients = clients;
     s.network = NetworkSpec::default();

@@ -156,6 +156,7 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "node-redlock-5-using-pause-unchecked",
         "steps-read-and-debit-under-different-locks",
         "steps-try-acquire-then-wait",
+        "redisson-priority-promotes-unsynced",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

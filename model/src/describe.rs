@@ -145,6 +145,7 @@ pub fn timer(t: &Timer) -> String {
                 LockTimer::AcquireDeadline => "acquire timeout".to_string(),
                 LockTimer::Renew => "renew".to_string(),
                 LockTimer::WaitTtl => "wait over".to_string(),
+                LockTimer::SentinelScan => "ask Sentinel for the master".to_string(),
             };
             format!("{what} (lock {lock})")
         }

@@ -50,7 +50,12 @@ pub enum Msg {
     /// Client to Sentinel: which node is the master?
     AskMaster,
     /// Sentinel to client.
-    MasterIs { master: ProcessId, epoch: u64 },
+    MasterIs {
+        master: ProcessId,
+        epoch: u64,
+        /// Replicas of it that Sentinel does not consider down.
+        replicas: u8,
+    },
     /// Client to the protected resource.
     Resource(ResourceOp),
     /// The resource's answer.
@@ -157,4 +162,6 @@ pub enum LockTimer {
     Renew,
     /// Stop waiting for an unlock message (Redisson: the lock's remaining TTL).
     WaitTtl,
+    /// Redisson asks Sentinel for the master (`scanInterval`).
+    SentinelScan,
 }

@@ -104,6 +104,7 @@ fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Opt
         EngineState::SingleNode(SingleState::Acquiring { node, .. })
         | EngineState::SingleNode(SingleState::Holding { node })
         | EngineState::SingleNode(SingleState::Extending { node }) => Some(*node),
+        EngineState::Redisson(s) => Some(s.master),
         _ => None,
     };
     if !client
@@ -116,13 +117,14 @@ fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Opt
     }
     let mut c = client.clone();
     for e in &mut c.engines {
-        if let EngineState::SingleNode(
-            SingleState::Acquiring { node, .. }
-            | SingleState::Holding { node }
-            | SingleState::Extending { node },
-        ) = e
-        {
-            *node = r.of(*node);
+        match e {
+            EngineState::SingleNode(
+                SingleState::Acquiring { node, .. }
+                | SingleState::Holding { node }
+                | SingleState::Extending { node },
+            ) => *node = r.of(*node),
+            EngineState::Redisson(s) => s.master = r.of(s.master),
+            _ => {}
         }
     }
     Some(c)
@@ -159,9 +161,14 @@ pub fn rename_msg(msg: &Msg, r: &Renaming) -> Option<Msg> {
             master: Some(r.of(*m)),
             epoch: *epoch,
         }),
-        Msg::MasterIs { master, epoch } if r.of(*master) != *master => Some(Msg::MasterIs {
+        Msg::MasterIs {
+            master,
+            epoch,
+            replicas,
+        } if r.of(*master) != *master => Some(Msg::MasterIs {
             master: r.of(*master),
             epoch: *epoch,
+            replicas: *replicas,
         }),
         _ => None,
     }

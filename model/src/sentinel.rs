@@ -4,7 +4,8 @@
 //! answered for more than `down_after_ms`, it promotes the most up-to-date replica that did
 //! answer within that time (highest replication offset, then lowest id) in a new
 //! configuration epoch, and tells every other node, the old master included, to replicate
-//! it. Messages lost to a partition are repeated: any node whose answer contradicts the
+//! it. A replica's `replica-priority` comes first, as in Sentinel's `sentinelSelectSlave`:
+//! priority 0 is never promoted, a lower priority wins over a higher offset. Messages lost to a partition are repeated: any node whose answer contradicts the
 //! current configuration is told again. A partitioned old master therefore keeps accepting
 //! writes until it hears of the new master; then it resynchronises and those writes are
 //! lost. One Sentinel stands for a Sentinel quorum that agrees (its own failure is not
@@ -17,7 +18,7 @@ use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
 /// Sentinel's configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Sentinel {
     /// The monitored nodes.
     pub nodes: Vec<ProcessId>,
@@ -25,6 +26,27 @@ pub struct Sentinel {
     pub ping_every_ms: u64,
     /// `down-after-milliseconds`.
     pub down_after_ms: u64,
+    /// Each node's `replica-priority`, in the order of `nodes` (Redis's default: 100).
+    pub priorities: Vec<u32>,
+}
+
+/// Redis's default `replica-priority`.
+pub const DEFAULT_PRIORITY: u32 = 100;
+
+impl std::fmt::Debug for Sentinel {
+    /// Default priorities print as before priorities could be set, so those worlds keep
+    /// their model hashes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Sentinel");
+        d.field("nodes", &self.nodes)
+            .field("initial_master", &self.initial_master)
+            .field("ping_every_ms", &self.ping_every_ms)
+            .field("down_after_ms", &self.down_after_ms);
+        if self.priorities.iter().any(|&p| p != DEFAULT_PRIORITY) {
+            d.field("priorities", &self.priorities);
+        }
+        d.finish()
+    }
 }
 
 /// What Sentinel last heard from a node.
@@ -88,13 +110,23 @@ impl Actor for Sentinel {
                     seen.offset = offset;
                 }
             }
-            Msg::AskMaster => ctx.send(
-                from,
-                Msg::MasterIs {
-                    master: state.master,
-                    epoch: state.epoch,
-                },
-            ),
+            Msg::AskMaster => {
+                let now = ctx.mono_ms();
+                let replicas = state
+                    .seen
+                    .iter()
+                    .filter(|s| s.node != state.master && !s.is_master)
+                    .filter(|s| self.answered_recently(state, s.node, now))
+                    .count();
+                ctx.send(
+                    from,
+                    Msg::MasterIs {
+                        master: state.master,
+                        epoch: state.epoch,
+                        replicas: replicas.min(u8::MAX as usize) as u8,
+                    },
+                )
+            }
             other => panic!("Sentinel does not handle {other:?}"),
         }
     }
@@ -134,6 +166,15 @@ impl Actor for Sentinel {
 }
 
 impl Sentinel {
+    /// `node`'s `replica-priority`.
+    fn priority(&self, node: ProcessId) -> u32 {
+        self.nodes
+            .iter()
+            .position(|&n| n == node)
+            .and_then(|i| self.priorities.get(i).copied())
+            .unwrap_or(DEFAULT_PRIORITY)
+    }
+
     fn answered_recently(&self, state: &SentinelState, node: ProcessId, now: i64) -> bool {
         state
             .seen
@@ -147,7 +188,8 @@ impl Sentinel {
             .seen
             .iter()
             .filter(|s| s.node != state.master && self.answered_recently(state, s.node, now))
-            .max_by_key(|s| (s.offset, std::cmp::Reverse(s.node)))
+            .filter(|s| self.priority(s.node) != 0)
+            .min_by_key(|s| (self.priority(s.node), std::cmp::Reverse(s.offset), s.node))
             .map(|s| s.node);
         let Some(promoted) = best else { return };
         state.epoch += 1;

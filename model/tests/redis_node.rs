@@ -8,7 +8,7 @@ use lockcheck_model::node::{Persistence, RedisNode};
 use lockcheck_model::process::Process;
 use lockcheck_model::redis::{LockScript, Reply};
 use lockcheck_model::scripted::ScriptedStep;
-use lockcheck_model::sentinel::Sentinel;
+use lockcheck_model::sentinel::{Sentinel, DEFAULT_PRIORITY};
 use lockcheck_sim::world::{ClockSpec, CrashKind, FaultEnvelope, PartitionFault};
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Property};
 use world::*;
@@ -128,6 +128,7 @@ fn failover_world(client_steps: Vec<ScriptedStep>) -> RedisWorld {
                 initial_master: MASTER,
                 ping_every_ms: 10,
                 down_after_ms: 50,
+                priorities: vec![DEFAULT_PRIORITY; 2],
             }),
         ),
         ("client", scripted(client_steps)),
@@ -431,6 +432,38 @@ fn a_forward_clock_step_on_the_node_expires_a_lock_at_once() {
 
 #[test]
 fn sentinel_promotes_the_most_up_to_date_reachable_replica() {
+    let s = stale_and_fresh_failover([DEFAULT_PRIORITY; 3]);
+    let (stale, fresh) = (1, 2);
+    assert!(
+        node(&s, fresh).is_master(),
+        "the replica that has both writes"
+    );
+    assert!(!node(&s, stale).is_master());
+    let sentinel = s.actor(3).and_then(|p| p.as_sentinel()).unwrap();
+    assert_eq!((sentinel.master, sentinel.failovers), (fresh, 1));
+    assert!(node(&s, fresh).keyspace.peek(b"b", 300).is_some());
+}
+
+#[test]
+fn replica_priority_comes_before_the_offset_and_zero_is_never_promoted() {
+    let stale = 1;
+    // A lower priority wins over a higher offset: the stale replica, without the second write.
+    let s = stale_and_fresh_failover([DEFAULT_PRIORITY, 10, DEFAULT_PRIORITY]);
+    assert!(node(&s, stale).is_master());
+    assert!(node(&s, stale).keyspace.peek(b"b", 300).is_none());
+    // Priority 0 on the fresh one: the stale one, although its priority is the higher.
+    let s = stale_and_fresh_failover([DEFAULT_PRIORITY, 200, 0]);
+    assert!(node(&s, stale).is_master());
+    // Priority 0 on both: no failover at all.
+    let s = stale_and_fresh_failover([DEFAULT_PRIORITY, 0, 0]);
+    let sentinel = s.actor(3).and_then(|p| p.as_sentinel()).unwrap();
+    assert_eq!((sentinel.master, sentinel.failovers), (MASTER, 0));
+}
+
+/// A master and two replicas under Sentinel, with these `replica-priority` values; the
+/// stale replica is cut off from the master before the second of two writes, then the
+/// master crashes for good. The state at 300 ms.
+fn stale_and_fresh_failover(priorities: [u32; 3]) -> State {
     let (stale, fresh) = (1, 2);
     // The stale replica is cut off from the master before the second write.
     let lag = PartitionFault::two_way("master|stale", &[MASTER], &[stale], vec![None]);
@@ -446,6 +479,7 @@ fn sentinel_promotes_the_most_up_to_date_reachable_replica() {
                 initial_master: MASTER,
                 ping_every_ms: 10,
                 down_after_ms: 50,
+                priorities: priorities.to_vec(),
             }),
         ),
         (
@@ -461,7 +495,7 @@ fn sentinel_promotes_the_most_up_to_date_reachable_replica() {
             .partition(lag, 1)
             .crash(MASTER, &crash, &[None], 1),
     );
-    let s = run(
+    run(
         &w,
         &[
             (20, "partition master|stale for good"),
@@ -470,13 +504,5 @@ fn sentinel_promotes_the_most_up_to_date_reachable_replica() {
         300,
     )
     .last_state()
-    .clone();
-    assert!(
-        node(&s, fresh).is_master(),
-        "the replica that has both writes"
-    );
-    assert!(!node(&s, stale).is_master());
-    let sentinel = s.actor(3).and_then(|p| p.as_sentinel()).unwrap();
-    assert_eq!((sentinel.master, sentinel.failovers), (fresh, 1));
-    assert!(node(&s, fresh).keyspace.peek(b"b", 300).is_some());
+    .clone()
 }

@@ -77,6 +77,7 @@ impl Scenario {
                 initial_master: master,
                 ping_every_ms: s.ping_every_ms.max(1),
                 down_after_ms: s.down_after_ms,
+                priorities: self.nodes.iter().map(|n| n.replica_priority).collect(),
             };
             processes.push(plain("sentinel", Process::Sentinel(sentinel)));
         }
@@ -158,7 +159,18 @@ impl Scenario {
         node.min_replicas_to_write = n.min_replicas_to_write;
         node.repl_ack_every_ms = n.repl_ack_every_ms;
         node.min_replicas_max_lag_ms = n.min_replicas_max_lag_ms;
+        node.records_wait_offsets = self.some_client_sends_wait();
         Ok(Process::Redis(node))
+    }
+
+    /// Whether a client follows its lock scripts with `WAIT` (Redisson with replicas).
+    fn some_client_sends_wait(&self) -> bool {
+        self.clients.iter().any(|c| {
+            matches!(
+                c.protocol.resolved(),
+                super::ProtocolSpec::Redisson { servers, .. } if servers.mode != super::ServersMode::Single
+            )
+        })
     }
 
     fn client(&self, c: &ClientSpec, i: usize, names: &Names) -> Result<LockClient, ScenarioError> {

@@ -56,6 +56,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_schedules::all())
     .chain(super::builtin_seed_003_questions::all())
     .chain(super::builtin_replicas::all())
+    .chain(super::builtin_redisson_replicas::all())
     .chain(super::builtin_profiles::all())
     .chain(super::builtin_node_redlock_5::all())
     .chain(super::builtin_steps::all())
@@ -116,6 +117,7 @@ pub(crate) fn node(name: &str) -> NodeSpec {
         min_replicas_to_write: 0,
         repl_ack_every_ms: None,
         min_replicas_max_lag_ms: super::default_max_lag_ms(),
+        replica_priority: super::default_replica_priority(),
     }
 }
 

@@ -145,6 +145,7 @@ pub fn redisson_late_unlock() -> Scenario {
             wait_ms: None,
             generation: Generation::UpTo3_43,
             request_timeout_ms: 3_000,
+            servers: Default::default(),
         };
         client(name, protocol, &[work_ms], start)
     };

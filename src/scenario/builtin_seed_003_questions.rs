@@ -19,6 +19,7 @@ fn redisson(lease_ms: Option<u64>, wait_ms: Option<u64>) -> ProtocolSpec {
         wait_ms,
         generation: Generation::UpTo3_43,
         request_timeout_ms: 3_000,
+        servers: Default::default(),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod builtin_node_redlock_5;
 pub mod builtin_profiles;
 pub mod builtin_progress;
 pub mod builtin_redisson;
+pub mod builtin_redisson_replicas;
 pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
 pub mod builtin_replicas;
@@ -35,7 +36,7 @@ pub mod suggest;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
-pub use protocol::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
+pub use protocol::{AutoExtensionSpec, ProtocolSpec, ServersMode, ServersSpec, WatchdogSpec};
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
@@ -108,6 +109,20 @@ pub struct NodeSpec {
         deserialize_with = "duration::ms"
     )]
     pub min_replicas_max_lag_ms: u64,
+    /// `replica-priority`: Sentinel promotes the lowest first, never 0 (Redis's default, 100).
+    #[serde(
+        default = "default_replica_priority",
+        skip_serializing_if = "is_default_priority"
+    )]
+    pub replica_priority: u32,
+}
+
+fn default_replica_priority() -> u32 {
+    lockcheck_model::sentinel::DEFAULT_PRIORITY
+}
+
+fn is_default_priority(priority: &u32) -> bool {
+    *priority == default_replica_priority()
 }
 
 fn default_max_lag_ms() -> u64 {
@@ -281,7 +296,8 @@ fn default_balance() -> i64 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
-    #[serde(deserialize_with = "duration::vec_ms")]
+    /// One-way delays of every link (default: 1 ms).
+    #[serde(default = "default_delays_ms", deserialize_with = "duration::vec_ms")]
     pub delays_ms: Vec<u64>,
     #[serde(default)]
     pub reordering: bool,
@@ -303,10 +319,14 @@ pub struct LinkOverride {
     pub one_way: bool,
 }
 
+fn default_delays_ms() -> Vec<u64> {
+    vec![1]
+}
+
 impl Default for NetworkSpec {
     fn default() -> Self {
         NetworkSpec {
-            delays_ms: vec![1],
+            delays_ms: default_delays_ms(),
             reordering: false,
             lossy: false,
             links: Vec::new(),

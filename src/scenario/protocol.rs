@@ -4,6 +4,9 @@
 //! (the model's [`Protocol`], every value checked with the field named).
 
 mod builder;
+mod redisson_servers;
+
+pub use redisson_servers::{ServersMode, ServersSpec};
 
 use super::duration;
 use super::profiles::{LibrarySpec, Table};
@@ -133,6 +136,9 @@ pub enum ProtocolSpec {
         #[serde(default = "default_redisson_timeout_ms")]
         #[serde(deserialize_with = "duration::ms")]
         request_timeout_ms: u64,
+        /// One server, a master with replicas, or Sentinel; and the `WAIT` after each script.
+        #[serde(default, skip_serializing_if = "ServersSpec::is_default")]
+        servers: ServersSpec,
     },
     /// A client library's version, with its defaults and the fields the table overrides.
     #[serde(skip)]
@@ -348,6 +354,7 @@ impl ProtocolSpec {
             wait_ms: None,
             generation: r.generation,
             request_timeout_ms: r.request_timeout_ms,
+            servers: ServersSpec::default(),
         }
     }
 

@@ -247,6 +247,17 @@ impl Actor for LockClient {
                     }
                 }
             }
+            Msg::MasterIs { .. } => {
+                // Sentinel's answer concerns every engine that asked (each asks for itself).
+                for i in 0..self.workload.locks.len() as u8 {
+                    let mut io = self.io(ctx, i);
+                    let engine = &mut state.engines[i as usize];
+                    if let Some(event) = self.protocol.on_other(engine, from, msg.clone(), &mut io)
+                    {
+                        self.on_event(state, i, event, ctx);
+                    }
+                }
+            }
             Msg::Token(token) if state.phase == Phase::FetchingToken => {
                 self.on_token(state, token, ctx)
             }

@@ -23,12 +23,21 @@
 //!   when the count reaches 0); whatever the answer (nil is Java's
 //!   `IllegalMonitorStateException`), the release is over and the watchdog stops.
 //!
+//! - **servers** ([`servers`]): one server, or a master with replicas where every lock script
+//!   is followed by `WAIT` and "None of slaves were synced" fails the call; under Sentinel the
+//!   master is asked for at the first acquire and every `scanInterval`.
+//!
 //! The client believes from the acquire until it releases: no validity deadline. Request tags
 //! are a request kind plus a 2-bit sequence number, so a late answer (to a timed-out request)
 //! is told apart from the current one; the state holds no counter that grows without bound.
 
+mod servers;
+mod watchdog;
+
+pub use servers::{NoneSynced, ReplicaSync, Servers, NONE_SYNCED};
+
 use super::engine::{Engine, LockEvent, LockIo};
-use crate::msg::LockTimer;
+use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, LockScript, Reply, UNLOCK_MESSAGE};
 use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
@@ -55,7 +64,7 @@ pub enum Generation {
 }
 
 /// Parameters of a Redisson `RLock` client.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Redisson {
     /// The Redis master the client talks to.
     pub node: ProcessId,
@@ -68,6 +77,26 @@ pub struct Redisson {
     /// A request without an answer after this long fails (Redisson's `timeout`, 3 s, stands
     /// here for the whole time until the command future fails; resends are not modelled).
     pub request_timeout_ms: u64,
+    /// One server, a master with replicas, or a master found through Sentinel.
+    pub servers: Servers,
+}
+
+impl std::fmt::Debug for Redisson {
+    /// One server prints as before servers could be configured, so those worlds keep
+    /// their model hashes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("Redisson");
+        d.field("node", &self.node)
+            .field("lease", &self.lease)
+            .field("watchdog_timeout_ms", &self.watchdog_timeout_ms)
+            .field("wait_ms", &self.wait_ms)
+            .field("generation", &self.generation)
+            .field("request_timeout_ms", &self.request_timeout_ms);
+        if self.servers != Servers::Single {
+            d.field("servers", &self.servers);
+        }
+        d.finish()
+    }
 }
 
 /// Where the acquisition, holding or release stands.
@@ -88,6 +117,16 @@ pub enum RedissonPhase {
     Holding,
     /// The release script `tag` is in flight.
     Releasing {
+        tag: u16,
+    },
+    /// An acquire failed for want of a synced replica; its unlock script `tag` is in flight
+    /// ([`NoneSynced::UnlockAndFail`]), and then the acquire gives up.
+    Undoing {
+        tag: u16,
+    },
+    /// Under Sentinel, the first acquire waits for Sentinel to name the master (request
+    /// `tag`: its timeout).
+    Connecting {
         tag: u16,
     },
 }
@@ -121,6 +160,16 @@ pub struct RedissonState {
     pub failed_renewals: u8,
     /// The sequence number of the next request tag (mod [`TAG_SEQS`]).
     pub seq: u8,
+    /// The master requests go to: `node`, or Sentinel's last answer.
+    pub master: ProcessId,
+    /// `availableSlaves`: the replicas the next `WAIT` asks for.
+    pub replicas: u8,
+    /// The batch whose `WAIT` is still out: its script's tag and the replicas it asked for.
+    pub asked: Option<(u16, u8)>,
+    /// That batch's script reply, held until the `WAIT` answers.
+    pub held: Option<Reply>,
+    /// The Sentinel scan runs.
+    pub scanning: bool,
 }
 
 /// The latch keeps at most this many unlock messages (each only makes one wait return at once).
@@ -136,6 +185,7 @@ const ACQUIRE: u16 = 0x100;
 const SUBSCRIBE: u16 = 0x200;
 const RELEASE: u16 = 0x300;
 const RENEW: u16 = 0x400;
+const CONNECT: u16 = 0x500;
 
 impl Redisson {
     /// `lock()` on `node` as Redisson ships it: watchdog lease 30 s, request timeout 3 s, the
@@ -148,7 +198,13 @@ impl Redisson {
             wait_ms: None,
             generation: Generation::UpTo3_43,
             request_timeout_ms: 3_000,
+            servers: Servers::Single,
         }
+    }
+
+    pub fn with_servers(mut self, servers: Servers) -> Self {
+        self.servers = servers;
+        self
     }
 
     /// An explicit lease (no watchdog).
@@ -205,14 +261,15 @@ impl Redisson {
     fn send(&self, state: &mut RedissonState, kind: u16, command: Command, io: &mut LockIo) -> u16 {
         let tag = kind | state.seq as u16;
         state.seq = (state.seq + 1) % TAG_SEQS;
-        io.request(self.node, tag, command);
         let timeout = match kind {
-            SUBSCRIBE => self
-                .time_left(state, io)
-                .map_or(self.request_timeout_ms, |left| {
-                    self.request_timeout_ms.min(left.max(0) as u64)
-                }),
-            _ => self.request_timeout_ms,
+            SUBSCRIBE => {
+                io.request(state.master, tag, command);
+                self.time_left(state, io)
+                    .map_or(self.request_timeout_ms, |left| {
+                        self.request_timeout_ms.min(left.max(0) as u64)
+                    })
+            }
+            _ => self.send_script(state, tag, command, io),
         };
         io.set_timer(LockTimer::RequestTimeout(tag), timeout);
         tag
@@ -252,8 +309,20 @@ impl Redisson {
             Some(Reply::Bulk(None)) => Some(self.acquired(state, io)),
             Some(Reply::Integer(ttl)) if looping => self.wait_on_latch(state, ttl, io),
             Some(Reply::Integer(_)) => self.subscribe(state, io),
+            Some(Reply::Error(e)) if e == NONE_SYNCED && self.undoes_unsynced() => {
+                self.leave_loop(state, RedissonPhase::Idle, io);
+                let tag = self.send_release(state, io);
+                state.phase = RedissonPhase::Undoing { tag };
+                None
+            }
             _ => Some(self.give_up(state, io)),
         }
+    }
+
+    fn undoes_unsynced(&self) -> bool {
+        self.servers
+            .sync()
+            .is_some_and(|s| s.none_synced == NoneSynced::UnlockAndFail)
     }
 
     /// First refusal: subscribe to the unlock channel (at once if already subscribed).
@@ -352,45 +421,15 @@ impl Redisson {
         state.permits = 0;
     }
 
-    // --- the watchdog ---
-
-    fn schedule_renewal(&self, state: &mut RedissonState, io: &mut LockIo) {
-        state.watchdog = Watchdog::Ticking;
-        io.set_timer(LockTimer::Renew, self.renew_every_ms());
-    }
-
-    fn renew(&self, state: &mut RedissonState, io: &mut LockIo) {
-        let script = LockScript::RedissonRenew {
+    /// Sends the release script; returns its tag.
+    fn send_release(&self, state: &mut RedissonState, io: &mut LockIo) -> u16 {
+        let script = LockScript::RedissonRelease {
             key: io.key.to_vec(),
+            channel: Self::channel(io.key),
             field: Self::field(io.owner),
-            lease_ms: self.watchdog_timeout_ms as i64,
+            lease_ms: self.lease_ms() as i64,
         };
-        let tag = self.send(state, RENEW, Command::Script(script), io);
-        state.watchdog = Watchdog::Renewing { tag };
-    }
-
-    /// A renewal's answer (`None`: it timed out).
-    fn on_renewal(&self, state: &mut RedissonState, answer: Option<Reply>, io: &mut LockIo) {
-        let renewed = answer == Some(Reply::Integer(1));
-        let field_gone = answer == Some(Reply::Integer(0));
-        if !renewed && state.phase == RedissonPhase::Holding {
-            state.failed_renewals = (state.failed_renewals + 1).min(FAILED_CAP);
-        }
-        let go_on = renewed || (!field_gone && self.generation == Generation::From3_44);
-        if go_on {
-            self.schedule_renewal(state, io);
-        } else {
-            state.watchdog = Watchdog::Off;
-        }
-    }
-
-    fn stop_watchdog(&self, state: &mut RedissonState, io: &mut LockIo) {
-        match state.watchdog {
-            Watchdog::Ticking => io.cancel_timer(LockTimer::Renew),
-            Watchdog::Renewing { tag } => io.cancel_timer(LockTimer::RequestTimeout(tag)),
-            Watchdog::Off => {}
-        }
-        state.watchdog = Watchdog::Off;
+        self.send(state, RELEASE, Command::Script(script), io)
     }
 
     // --- answers and timeouts ---
@@ -419,6 +458,11 @@ impl Redisson {
                 state.phase = RedissonPhase::Idle;
                 Some(LockEvent::Released)
             }
+            RedissonPhase::Connecting { tag: t } if t == tag => Some(self.give_up(state, io)),
+            RedissonPhase::Undoing { tag: t } if t == tag => {
+                state.phase = RedissonPhase::Idle;
+                Some(LockEvent::GaveUp)
+            }
             _ => None,
         }
     }
@@ -436,6 +480,11 @@ impl Engine for Redisson {
             watchdog: Watchdog::Off,
             failed_renewals: 0,
             seq: 0,
+            master: self.node,
+            replicas: self.servers.sync().map_or(0, |s| s.replicas),
+            asked: None,
+            held: None,
+            scanning: false,
         }
     }
 
@@ -445,18 +494,14 @@ impl Engine for Redisson {
             .or(self.wait_ms)
             .map(|ms| io.now().wall_ms + ms as i64);
         state.permits = 0;
-        self.attempt(state, false, io);
+        if !self.connect(state, io) {
+            self.attempt(state, false, io);
+        }
     }
 
     fn release(&self, state: &mut RedissonState, io: &mut LockIo) {
         self.leave_loop(state, RedissonPhase::Idle, io);
-        let script = LockScript::RedissonRelease {
-            key: io.key.to_vec(),
-            channel: Self::channel(io.key),
-            field: Self::field(io.owner),
-            lease_ms: self.lease_ms() as i64,
-        };
-        let tag = self.send(state, RELEASE, Command::Script(script), io);
+        let tag = self.send_release(state, io);
         state.phase = RedissonPhase::Releasing { tag };
     }
 
@@ -468,6 +513,7 @@ impl Engine for Redisson {
         reply: Reply,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
+        let (tag, reply) = self.batch_answer(state, tag, reply)?;
         // A late answer's timeout has fired already: cancelling it is a no-op.
         io.cancel_timer(LockTimer::RequestTimeout(tag));
         self.on_answer(state, tag, Some(reply), io)
@@ -480,7 +526,14 @@ impl Engine for Redisson {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         match timer {
-            LockTimer::RequestTimeout(tag) => self.on_answer(state, tag, None, io),
+            LockTimer::RequestTimeout(tag) => {
+                self.forget_batch(state, tag);
+                self.on_answer(state, tag, None, io)
+            }
+            LockTimer::SentinelScan => {
+                self.scan(io);
+                None
+            }
             LockTimer::WaitTtl if state.phase == RedissonPhase::Waiting => self.woken(state, io),
             LockTimer::Renew if state.watchdog == Watchdog::Ticking => {
                 self.renew(state, io);
@@ -510,6 +563,17 @@ impl Engine for Redisson {
         }
     }
 
+    fn on_other(
+        &self,
+        state: &mut RedissonState,
+        _from: ProcessId,
+        msg: Msg,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        self.on_master_is(state, &msg, io);
+        None
+    }
+
     fn hash_state(&self, state: &RedissonState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.permits, state.subscribed, state.watchdog).hash(h);
         (state.failed_renewals, state.seq).hash(h);
@@ -517,6 +581,10 @@ impl Engine for Redisson {
             .wait_until
             .map(|until| (until - now.wall_ms).max(0))
             .hash(h);
+        if self.servers != Servers::Single {
+            (state.master, state.replicas, state.asked, &state.held).hash(h);
+            state.scanning.hash(h);
+        }
     }
 
     fn failed_renewals(&self, state: &RedissonState) -> u32 {

@@ -457,7 +457,7 @@ impl Redlock {
                 self.on_renew_tick(state, io);
                 None
             }
-            LockTimer::RequestTimeout(_) | LockTimer::WaitTtl => None,
+            LockTimer::RequestTimeout(_) | LockTimer::WaitTtl | LockTimer::SentinelScan => None,
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! A command runs on the keyspace at the node's wall-clock instant. A master then owes its
 //! replicas the resulting writes (see [`super::replication`]) and remembers the offset after
-//! the client's last write, which is what that client's `WAIT` waits for. Subscriptions live
+//! the client's last command (`c->woff`, set after every command, reads included), which is
+//! what that client's `WAIT` waits for. Subscriptions live
 //! on the node (they are connection state): `PUBLISH` answers the number of subscribers on
 //! this node and pushes the message to each.
 
@@ -60,7 +61,9 @@ impl RedisNode {
         }
         if !executed.propagate.is_empty() && state.is_master() {
             self.propagate(state, executed.propagate, ctx);
-            remember_write(state, client);
+        }
+        if state.is_master() && self.records_wait_offsets {
+            remember_offset(state, client);
         }
         reply(ctx, client, id, answer);
     }
@@ -105,6 +108,9 @@ impl RedisNode {
                 Reply::Integer(count as i64),
             ]));
             reply(ctx, client, id, confirmation);
+        }
+        if state.is_master() && self.records_wait_offsets {
+            remember_offset(state, client);
         }
     }
 
@@ -183,7 +189,8 @@ fn acked_at_least(state: &NodeState, offset: u64) -> i64 {
     }
 }
 
-fn remember_write(state: &mut NodeState, client: ProcessId) {
+/// Redis's `c->woff = server.master_repl_offset` after a command of `client`.
+fn remember_offset(state: &mut NodeState, client: ProcessId) {
     let offset = state.offset;
     match state
         .client_offsets

@@ -35,7 +35,7 @@ use std::hash::{Hash, Hasher};
 pub type RedisContext = Context<Msg, Timer>;
 
 /// A node's configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct RedisNode {
     /// The master this node replicates when it starts (`None`: it starts as a master).
     pub replica_of: Option<ProcessId>,
@@ -47,6 +47,27 @@ pub struct RedisNode {
     /// A replica also acknowledges its offset this often (`REPLCONF ACK`, every second in
     /// Redis); besides, it acknowledges every batch it applies.
     pub repl_ack_every_ms: Option<u64>,
+    /// Remember, after each client's every command, the replication offset its next `WAIT`
+    /// waits for (Redis's `c->woff`). Off where no client sends `WAIT`: the offsets could
+    /// not be read, and those worlds keep their state spaces.
+    pub records_wait_offsets: bool,
+}
+
+impl std::fmt::Debug for RedisNode {
+    /// Without `WAIT` offsets a node prints as before they were recorded, so those worlds
+    /// keep their model hashes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("RedisNode");
+        d.field("replica_of", &self.replica_of)
+            .field("persistence", &self.persistence)
+            .field("min_replicas_to_write", &self.min_replicas_to_write)
+            .field("min_replicas_max_lag_ms", &self.min_replicas_max_lag_ms)
+            .field("repl_ack_every_ms", &self.repl_ack_every_ms);
+        if self.records_wait_offsets {
+            d.field("records_wait_offsets", &true);
+        }
+        d.finish()
+    }
 }
 
 impl RedisNode {
@@ -58,6 +79,7 @@ impl RedisNode {
             min_replicas_to_write: 0,
             min_replicas_max_lag_ms: 10_000,
             repl_ack_every_ms: None,
+            records_wait_offsets: true,
         }
     }
 
@@ -116,7 +138,7 @@ pub struct NodeState {
     /// `(client, channel)` subscriptions, sorted.
     pub subscriptions: Vec<(ProcessId, Vec<u8>)>,
     pub waits: Vec<BlockedWait>,
-    /// `(client, offset after its last write)`, for `WAIT`.
+    /// `(client, master offset after its last command)`, for `WAIT`.
     pub client_offsets: Vec<(ProcessId, u64)>,
     /// AOF `everysec`: the dataset as of the last fsync.
     pub fsynced: Option<Keyspace>,

@@ -9,6 +9,12 @@
 //! The 3.17 profile covers 3.17.2 to 3.17.7: 3.17.0 and 3.17.1 count a thread's watchdog
 //! entry wrongly (fixed in 3.17.2, 6ca90567c). The 3.44 profile is 3.44.x, where the
 //! renewal error no longer stops the watchdog (597d604a3, `RenewalTask.run`).
+//!
+//! With replicas (`servers`), both profiles keep `none_synced = "fail"`: 3.17.7's
+//! `evalWriteAsync` throws "None of slaves were synced" with no clean-up, and 3.44's
+//! `CommandAsyncService.handleNoSync` would unlock but matches the message with `equals`
+//! against the shorter text while `syncedEval` throws it with a hint appended, so it never
+//! does (3.20 to 3.24 and from 3.47 do unlock: `unlock_and_fail`).
 
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::redisson::Generation;
@@ -54,6 +60,7 @@ fn with_generation(generation: Generation) -> ProtocolSpec {
             watchdog_timeout_ms,
             wait_ms,
             request_timeout_ms,
+            servers,
             ..
         } => ProtocolSpec::Redisson {
             node,
@@ -62,6 +69,7 @@ fn with_generation(generation: Generation) -> ProtocolSpec {
             wait_ms,
             generation,
             request_timeout_ms,
+            servers,
         },
         _ => unreachable!("redisson_lock is a Redisson spec"),
     }

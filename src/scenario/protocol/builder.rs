@@ -189,11 +189,19 @@ impl Builder<'_> {
             wait_ms,
             generation,
             request_timeout_ms,
+            servers,
         } = p
         else {
             unreachable!("Builder::build hands Redisson specs only to Builder::redisson")
         };
-        let mut r = Redisson::lock(self.redis_node(node, "node")?)
+        let node = self.redis_node(node, "node")?;
+        let sentinel = match &self.scenario.sentinel {
+            Some(_) => Some(self.names.id("sentinel", &self.at("servers"))?),
+            None => None,
+        };
+        let servers = servers.build(self.scenario, node, sentinel, &self.at("servers"))?;
+        let mut r = Redisson::lock(node)
+            .with_servers(servers)
             .with_watchdog_timeout_ms(self.positive(*watchdog_timeout_ms, "watchdog_timeout_ms")?)
             .with_generation(*generation)
             .with_request_timeout_ms(self.positive(*request_timeout_ms, "request_timeout_ms")?);
