@@ -120,7 +120,11 @@ fn sentinel_gets_each_node_s_replica_priority() {
         .unwrap()
         .build()
         .unwrap();
-    let sentinel = world.processes.iter().find(|p| p.name == "sentinel").unwrap();
+    let sentinel = world
+        .processes
+        .iter()
+        .find(|p| p.name == "sentinel")
+        .unwrap();
     let Process::Sentinel(s) = &sentinel.actor else {
         panic!("Sentinel")
     };

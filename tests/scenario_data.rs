@@ -157,6 +157,7 @@ fn the_scenario_files_named_after_built_ins_are_the_built_ins() {
         "steps-read-and-debit-under-different-locks",
         "steps-try-acquire-then-wait",
         "redisson-priority-promotes-unsynced",
+        "sentinel-majority-fails-over",
     ] {
         let path = format!("{}/scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
         let file = lockcheck::scenario::file::load_scenario(&path)

@@ -90,6 +90,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("seed-003-trylock-result-checked", None),
     ("seed-003-trylock-result-ignored", Some("me-resource")),
     ("seed-003-unlock-in-finally", None),
+    ("sentinel-majority-fails-over", Some("me-lock")),
+    ("sentinel-minority-cannot-fail-over", None),
     ("shared-detector-aborts-victim", None),
     ("single-node-attempts-run-out", Some("no-give-up")),
     ("single-node-holder-crash", None),

@@ -91,6 +91,21 @@ pub fn msg(m: &Msg) -> String {
         } => format!("REPLICAOF process {m} (epoch {epoch})"),
         Msg::AskMaster => "which master?".to_string(),
         Msg::MasterIs { master, .. } => format!("master is process {master}"),
+        Msg::IsMasterDown {
+            master,
+            epoch,
+            candidate,
+        } => {
+            let vote = if *candidate { ", vote for me" } else { "" };
+            format!("is process {master} down? (epoch {epoch}{vote})")
+        }
+        Msg::MasterDownReply { down, vote, epoch } => {
+            let view = if *down { "down" } else { "up" };
+            match vote {
+                Some(v) => format!("{view}, my vote in epoch {epoch}: process {v}"),
+                None => format!("{view} (epoch {epoch})"),
+            }
+        }
         Msg::Resource(ResourceOp::Read { biz_id, token }) => {
             format!("read account for op {biz_id}{}", token_text(*token))
         }
@@ -129,6 +144,7 @@ pub fn timer(t: &Timer) -> String {
         Timer::ReplAckTick => "replication ack".to_string(),
         Timer::WaitTimeout { id, .. } => format!("WAIT timeout (request {id})"),
         Timer::SentinelTick => "sentinel check".to_string(),
+        Timer::SentinelElection => "election starts".to_string(),
         Timer::ScriptStep(i) => format!("script step {i}"),
         Timer::Client(ClientTimer::Start) => "start round".to_string(),
         Timer::Client(ClientTimer::Work) => "work done".to_string(),

@@ -66,6 +66,19 @@ pub enum Msg {
     Token(u64),
     /// A deadlock detector to its victim: stop believing, release your locks, end the round.
     AbortRound,
+    /// Sentinel to Sentinel (`SENTINEL is-master-down-by-addr`): is `master` down? With
+    /// `candidate`, the sender also asks for a vote in `epoch`.
+    IsMasterDown {
+        master: ProcessId,
+        epoch: u64,
+        candidate: bool,
+    },
+    /// The answer: the replier's view of the master, and its vote in `epoch`.
+    MasterDownReply {
+        down: bool,
+        vote: Option<ProcessId>,
+        epoch: u64,
+    },
 }
 
 /// An operation on the protected resource (an account).
@@ -116,6 +129,8 @@ pub enum Timer {
     Detector(DetectorTimer),
     /// A timer of seed 000's lock service around a client (its detector's report).
     Service(ServiceTimer),
+    /// Several Sentinels: this one's election starts (after a desynchronising delay).
+    SentinelElection,
 }
 
 /// Timers of a shared deadlock detector.

@@ -8,8 +8,11 @@
 //! priority 0 is never promoted, a lower priority wins over a higher offset. Messages lost to a partition are repeated: any node whose answer contradicts the
 //! current configuration is told again. A partitioned old master therefore keeps accepting
 //! writes until it hears of the new master; then it resynchronises and those writes are
-//! lost. One Sentinel stands for a Sentinel quorum that agrees (its own failure is not
-//! modelled).
+//! lost. One Sentinel alone stands for a Sentinel quorum that agrees; several, each a
+//! process that may be cut off or paused, agree on a failover by a quorum and a vote
+//! ([`quorum`]).
+
+mod quorum;
 
 use crate::msg::{Msg, Timer};
 use crate::node::RedisContext;
@@ -28,6 +31,13 @@ pub struct Sentinel {
     pub down_after_ms: u64,
     /// Each node's `replica-priority`, in the order of `nodes` (Redis's default: 100).
     pub priorities: Vec<u32>,
+    /// The other Sentinels monitoring the master (none: this one stands for a quorum).
+    pub peers: Vec<ProcessId>,
+    /// Sentinels, this one included, that must see the master down before a failover.
+    pub quorum: u32,
+    /// How long after starting an election this Sentinel waits before another (Redis:
+    /// twice `failover-timeout`, 6 minutes by default).
+    pub election_retry_ms: u64,
 }
 
 /// Redis's default `replica-priority`.
@@ -44,6 +54,11 @@ impl std::fmt::Debug for Sentinel {
             .field("down_after_ms", &self.down_after_ms);
         if self.priorities.iter().any(|&p| p != DEFAULT_PRIORITY) {
             d.field("priorities", &self.priorities);
+        }
+        if !self.peers.is_empty() {
+            d.field("peers", &self.peers)
+                .field("quorum", &self.quorum)
+                .field("election_retry_ms", &self.election_retry_ms);
         }
         d.finish()
     }
@@ -66,6 +81,16 @@ pub struct SentinelState {
     pub epoch: u64,
     pub seen: Vec<NodeSeen>,
     pub failovers: u32,
+    /// With peers: the highest epoch seen (`current_epoch`).
+    pub current_epoch: u64,
+    /// With peers: this Sentinel's last vote, `(epoch, for whom)`.
+    pub voted: Option<(u64, ProcessId)>,
+    /// With peers: those that said the master is down, and when (sorted by peer).
+    pub down_said: Vec<(ProcessId, i64)>,
+    /// With peers: the election this Sentinel runs, its epoch and the votes it has.
+    pub election: Option<(u64, Vec<ProcessId>)>,
+    /// With peers: when it may start its next election (monotonic).
+    pub next_election_mono_ms: i64,
 }
 
 impl Actor for Sentinel {
@@ -90,6 +115,11 @@ impl Actor for Sentinel {
                 })
                 .collect(),
             failovers: 0,
+            current_epoch: 0,
+            voted: None,
+            down_said: Vec::new(),
+            election: None,
+            next_election_mono_ms: i64::MIN,
         }
     }
 
@@ -102,13 +132,26 @@ impl Actor for Sentinel {
     ) {
         match msg {
             Msg::Pong {
-                is_master, offset, ..
+                is_master,
+                offset,
+                epoch,
             } => {
                 if let Some(seen) = state.seen.iter_mut().find(|s| s.node == from) {
                     seen.last_pong_mono_ms = ctx.mono_ms();
                     seen.is_master = is_master;
                     seen.offset = offset;
                 }
+                if is_master {
+                    self.adopt_newer_master(state, from, epoch);
+                }
+            }
+            Msg::IsMasterDown {
+                master,
+                epoch,
+                candidate,
+            } => self.on_is_master_down(state, from, (master, epoch, candidate), ctx),
+            Msg::MasterDownReply { down, vote, epoch } => {
+                self.on_master_down_reply(state, from, (down, vote, epoch), ctx)
             }
             Msg::AskMaster => {
                 let now = ctx.mono_ms();
@@ -132,10 +175,15 @@ impl Actor for Sentinel {
     }
 
     fn on_timer(&self, state: &mut SentinelState, timer: Timer, ctx: &mut RedisContext) {
+        if timer == Timer::SentinelElection {
+            return self.start_election(state, ctx);
+        }
         assert_eq!(timer, Timer::SentinelTick, "Sentinel sets no other timer");
         let now = ctx.mono_ms();
-        if !self.answered_recently(state, state.master, now) {
-            self.fail_over(state, now, ctx);
+        if !self.peers.is_empty() {
+            self.quorum_tick(state, now, ctx);
+        } else if !self.answered_recently(state, state.master, now) {
+            self.fail_over(state, now, state.epoch + 1, ctx);
         }
         for seen in &state.seen {
             ctx.send(seen.node, Msg::Ping);
@@ -162,10 +210,33 @@ impl Actor for Sentinel {
             (seen.node, seen.is_master, seen.offset).hash(h);
             h.write_i64(silence);
         }
+        if !self.peers.is_empty() {
+            self.hash_quorum_state(state, now.mono_ms, h);
+        }
     }
 }
 
 impl Sentinel {
+    /// One Sentinel (standing for a quorum that agrees) monitoring `nodes`, every replica at
+    /// the default priority, `failover-timeout` at Redis's 3 minutes.
+    pub fn new(
+        nodes: Vec<ProcessId>,
+        initial_master: ProcessId,
+        ping_every_ms: u64,
+        down_after_ms: u64,
+    ) -> Self {
+        Sentinel {
+            priorities: vec![DEFAULT_PRIORITY; nodes.len()],
+            nodes,
+            initial_master,
+            ping_every_ms,
+            down_after_ms,
+            peers: Vec::new(),
+            quorum: 1,
+            election_retry_ms: 360_000,
+        }
+    }
+
     /// `node`'s `replica-priority`.
     fn priority(&self, node: ProcessId) -> u32 {
         self.nodes
@@ -183,7 +254,8 @@ impl Sentinel {
             .is_some_and(|s| now - s.last_pong_mono_ms <= self.down_after_ms as i64)
     }
 
-    fn fail_over(&self, state: &mut SentinelState, now: i64, ctx: &mut RedisContext) {
+    /// Promotes the best replica in configuration `epoch`, if one is eligible.
+    fn fail_over(&self, state: &mut SentinelState, now: i64, epoch: u64, ctx: &mut RedisContext) {
         let best = state
             .seen
             .iter()
@@ -192,7 +264,7 @@ impl Sentinel {
             .min_by_key(|s| (self.priority(s.node), std::cmp::Reverse(s.offset), s.node))
             .map(|s| s.node);
         let Some(promoted) = best else { return };
-        state.epoch += 1;
+        state.epoch = epoch;
         state.failovers += 1;
         state.master = promoted;
         for seen in &mut state.seen {

@@ -123,13 +123,7 @@ fn failover_world(client_steps: Vec<ScriptedStep>) -> RedisWorld {
         ("replica", replica()),
         (
             "sentinel",
-            Process::Sentinel(Sentinel {
-                nodes: vec![MASTER, REPLICA],
-                initial_master: MASTER,
-                ping_every_ms: 10,
-                down_after_ms: 50,
-                priorities: vec![DEFAULT_PRIORITY; 2],
-            }),
+            Process::Sentinel(Sentinel::new(vec![MASTER, REPLICA], MASTER, 10, 50)),
         ),
         ("client", scripted(client_steps)),
     ])
@@ -475,11 +469,8 @@ fn stale_and_fresh_failover(priorities: [u32; 3]) -> State {
         (
             "sentinel",
             Process::Sentinel(Sentinel {
-                nodes: vec![MASTER, stale, fresh],
-                initial_master: MASTER,
-                ping_every_ms: 10,
-                down_after_ms: 50,
                 priorities: priorities.to_vec(),
+                ..Sentinel::new(vec![MASTER, stale, fresh], MASTER, 10, 50)
             }),
         ),
         (

@@ -71,15 +71,7 @@ impl Scenario {
             )?);
         }
         if let Some(s) = &self.sentinel {
-            let master = names.id(&s.master, "sentinel.master")?;
-            let sentinel = Sentinel {
-                nodes: (0..self.nodes.len()).collect(),
-                initial_master: master,
-                ping_every_ms: s.ping_every_ms.max(1),
-                down_after_ms: s.down_after_ms,
-                priorities: self.nodes.iter().map(|n| n.replica_priority).collect(),
-            };
-            processes.push(plain("sentinel", Process::Sentinel(sentinel)));
+            processes.extend(self.sentinels(s, &names)?);
         }
         if let Some(a) = &self.account {
             let account = Account {
@@ -118,8 +110,8 @@ impl Scenario {
     /// Every process name, in process-id order; duplicates refused.
     fn names(&self) -> Result<Names, ScenarioError> {
         let mut names: Vec<String> = self.nodes.iter().map(|n| n.name.clone()).collect();
-        if self.sentinel.is_some() {
-            names.push("sentinel".into());
+        if let Some(s) = &self.sentinel {
+            names.extend(s.names());
         }
         if self.account.is_some() {
             names.push("account".into());
@@ -161,6 +153,45 @@ impl Scenario {
         node.min_replicas_max_lag_ms = n.min_replicas_max_lag_ms;
         node.records_wait_offsets = self.some_client_sends_wait();
         Ok(Process::Redis(node))
+    }
+
+    /// The Sentinel processes: one, or `count` peers that vote.
+    fn sentinels(
+        &self,
+        s: &super::SentinelSpec,
+        names: &Names,
+    ) -> Result<Vec<ProcessSpec<Process>>, ScenarioError> {
+        let master = names.id(&s.master, "sentinel.master")?;
+        if s.count == 0 {
+            return Err(error("sentinel.count", "must be greater than 0"));
+        }
+        let quorum = s.quorum.unwrap_or(s.count / 2 + 1);
+        if quorum == 0 || quorum > s.count {
+            return Err(error(
+                "sentinel.quorum",
+                format!("must be between 1 and the {} Sentinels", s.count),
+            ));
+        }
+        let ids: Vec<ProcessId> = s
+            .names()
+            .iter()
+            .map(|n| names.id(n, "sentinel"))
+            .collect::<Result<_, _>>()?;
+        Ok(s.names()
+            .into_iter()
+            .zip(&ids)
+            .map(|(name, &me)| {
+                let nodes = (0..self.nodes.len()).collect();
+                let sentinel = Sentinel {
+                    priorities: self.nodes.iter().map(|n| n.replica_priority).collect(),
+                    peers: ids.iter().copied().filter(|&p| p != me).collect(),
+                    quorum,
+                    election_retry_ms: 2 * s.failover_timeout_ms,
+                    ..Sentinel::new(nodes, master, s.ping_every_ms.max(1), s.down_after_ms)
+                };
+                plain(&name, Process::Sentinel(sentinel))
+            })
+            .collect())
     }
 
     /// Whether a client follows its lock scripts with `WAIT` (Redisson with replicas).

@@ -57,6 +57,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_seed_003_questions::all())
     .chain(super::builtin_replicas::all())
     .chain(super::builtin_redisson_replicas::all())
+    .chain(super::builtin_sentinels::all())
     .chain(super::builtin_profiles::all())
     .chain(super::builtin_node_redlock_5::all())
     .chain(super::builtin_steps::all())
@@ -195,6 +196,23 @@ pub(crate) fn crash_for_good(process: &str) -> FaultsSpec {
             when: Default::default(),
         }],
         max_crashes: 1,
+        ..FaultsSpec::default()
+    }
+}
+
+/// One partition `old-master` cutting `side_a` off from `side_b`, at any moment, for good.
+pub(crate) fn old_master_cut_off(side_a: &[&str], side_b: &[&str]) -> FaultsSpec {
+    let names = |side: &[&str]| side.iter().map(|p| p.to_string()).collect();
+    FaultsSpec {
+        partitions: vec![PartitionSpec {
+            name: "old-master".into(),
+            side_a: names(side_a),
+            side_b: names(side_b),
+            one_way: false,
+            durations_ms: vec![None],
+            when: Default::default(),
+        }],
+        max_partitions: 1,
         ..FaultsSpec::default()
     }
 }
@@ -476,24 +494,12 @@ fn failover_world(name: &str, description: &str) -> Scenario {
         name: name.into(),
         description: description.into(),
         nodes: vec![node("redis-1"), replica],
-        sentinel: Some(SentinelSpec {
-            master: "redis-1".into(),
-            ping_every_ms: 1_000,
-            down_after_ms: 5_000,
-        }),
+        sentinel: Some(SentinelSpec::one("redis-1", 1_000, 5_000)),
         clients: vec![via_sentinel("client-1", 0), via_sentinel("client-2", 100)],
-        faults: FaultsSpec {
-            partitions: vec![PartitionSpec {
-                name: "old-master".into(),
-                side_a: vec!["redis-1".into(), "client-1".into()],
-                side_b: vec!["redis-2".into(), "sentinel".into(), "client-2".into()],
-                one_way: false,
-                durations_ms: vec![None],
-                when: Default::default(),
-            }],
-            max_partitions: 1,
-            ..FaultsSpec::default()
-        },
+        faults: old_master_cut_off(
+            &["redis-1", "client-1"],
+            &["redis-2", "sentinel", "client-2"],
+        ),
         oracles: vec![OracleSpec::MeLock],
         expect: Expected::Violated {
             oracle: "me-lock".into(),

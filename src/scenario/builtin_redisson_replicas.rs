@@ -7,7 +7,7 @@
 //! Sentinel; client-1 holds the lock for 15 s from the start, client-2 asks at 10 s. A
 //! partition, at any moment, cuts the master and client-1 off from everyone else.
 
-use super::builtin::{base, client, node};
+use super::builtin::{base, client, node, old_master_cut_off};
 use super::*;
 
 /// Redisson's `lock()` on `redis-1` through Sentinel, with these servers' settings.
@@ -38,33 +38,21 @@ fn sentinel_world(
     check_lock_synced_slaves: bool,
 ) -> Scenario {
     let protocol = through_sentinel(check_lock_synced_slaves);
-    let mut side_b: Vec<String> = replicas.iter().map(|r| r.name.clone()).collect();
-    side_b.extend(["sentinel".into(), "client-2".into()]);
+    let mut side_b: Vec<&str> = replicas.iter().map(|r| r.name.as_str()).collect();
+    side_b.extend(["sentinel", "client-2"]);
+    let faults = old_master_cut_off(&["redis-1", "client-1"], &side_b);
     Scenario {
         name: name.into(),
         description: description.into(),
-        nodes: std::iter::once(node("redis-1")).chain(replicas).collect(),
-        sentinel: Some(SentinelSpec {
-            master: "redis-1".into(),
-            ping_every_ms: 1_000,
-            down_after_ms: 5_000,
-        }),
+        nodes: std::iter::once(node("redis-1"))
+            .chain(replicas.iter().cloned())
+            .collect(),
+        sentinel: Some(SentinelSpec::one("redis-1", 1_000, 5_000)),
         clients: vec![
             client("client-1", protocol.clone(), &[15_000], 0),
             client("client-2", protocol, &[1_000], 10_000),
         ],
-        faults: FaultsSpec {
-            partitions: vec![PartitionSpec {
-                name: "old-master".into(),
-                side_a: vec!["redis-1".into(), "client-1".into()],
-                side_b,
-                one_way: false,
-                durations_ms: vec![None],
-                when: Default::default(),
-            }],
-            max_partitions: 1,
-            ..FaultsSpec::default()
-        },
+        faults,
         oracles: vec![OracleSpec::MeLock, OracleSpec::EveryClientDone],
         expect: Expected::Safe,
         ..base()

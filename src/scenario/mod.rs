@@ -20,6 +20,7 @@ pub mod builtin_replicas;
 pub mod builtin_retries;
 pub mod builtin_schedules;
 pub mod builtin_seed_003_questions;
+pub mod builtin_sentinels;
 pub mod builtin_steps;
 pub mod builtin_workloads;
 pub mod checks;
@@ -165,6 +166,55 @@ pub struct SentinelSpec {
     pub ping_every_ms: u64,
     #[serde(deserialize_with = "duration::ms")]
     pub down_after_ms: u64,
+    /// How many Sentinels: one is named `sentinel` and stands for a quorum that agrees;
+    /// several are `sentinel-1`, `sentinel-2`, ... and vote.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: u32,
+    /// Sentinels that must see the master down (default: a majority of `count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<u32>,
+    /// `failover-timeout`: a Sentinel waits twice this long between two elections of its
+    /// own (Redis's default: 3 minutes).
+    #[serde(
+        default = "default_failover_timeout_ms",
+        skip_serializing_if = "is_default_failover_timeout",
+        deserialize_with = "duration::ms"
+    )]
+    pub failover_timeout_ms: u64,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+fn default_failover_timeout_ms() -> u64 {
+    180_000
+}
+
+fn is_default_failover_timeout(ms: &u64) -> bool {
+    *ms == default_failover_timeout_ms()
+}
+
+impl SentinelSpec {
+    /// One Sentinel (standing for a quorum that agrees) monitoring `master`.
+    pub fn one(master: &str, ping_every_ms: u64, down_after_ms: u64) -> Self {
+        SentinelSpec {
+            master: master.into(),
+            ping_every_ms,
+            down_after_ms,
+            count: 1,
+            quorum: None,
+            failover_timeout_ms: default_failover_timeout_ms(),
+        }
+    }
+
+    /// The Sentinels' process names.
+    pub fn names(&self) -> Vec<String> {
+        match self.count {
+            1 => vec!["sentinel".into()],
+            n => (1..=n).map(|i| format!("sentinel-{i}")).collect(),
+        }
+    }
 }
 
 /// A lock client.

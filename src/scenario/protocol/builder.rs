@@ -195,10 +195,7 @@ impl Builder<'_> {
             unreachable!("Builder::build hands Redisson specs only to Builder::redisson")
         };
         let node = self.redis_node(node, "node")?;
-        let sentinel = match &self.scenario.sentinel {
-            Some(_) => Some(self.names.id("sentinel", &self.at("servers"))?),
-            None => None,
-        };
+        let sentinel = self.redisson_sentinel(servers)?;
         let servers = servers.build(self.scenario, node, sentinel, &self.at("servers"))?;
         let mut r = Redisson::lock(node)
             .with_servers(servers)
@@ -212,6 +209,29 @@ impl Builder<'_> {
             r = r.with_wait_ms(*wait);
         }
         Ok(r)
+    }
+
+    /// The Sentinel a Redisson client asks: the one `servers.sentinel` names, else the first.
+    fn redisson_sentinel(
+        &self,
+        servers: &super::ServersSpec,
+    ) -> Result<Option<ProcessId>, ScenarioError> {
+        let Some(spec) = &self.scenario.sentinel else {
+            return Ok(None);
+        };
+        let field = self.at("servers.sentinel");
+        let sentinels = spec.names();
+        let name = servers.sentinel.as_ref().unwrap_or(&sentinels[0]);
+        if !sentinels.contains(name) {
+            return Err(error(
+                field,
+                format!(
+                    "`{name}` is not a Sentinel (they are {})",
+                    sentinels.join(", ")
+                ),
+            ));
+        }
+        Ok(Some(self.names.id(name, &field)?))
     }
 
     fn single_node(&self, p: &ProtocolSpec) -> Result<SingleNode, ScenarioError> {
@@ -250,7 +270,7 @@ impl Builder<'_> {
             fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
             sentinel: match (via_sentinel, &self.scenario.sentinel) {
                 (false, _) => None,
-                (true, Some(_)) => Some(self.names.id("sentinel", &self.at("via_sentinel"))?),
+                (true, Some(s)) => Some(self.names.id(&s.names()[0], &self.at("via_sentinel"))?),
                 (true, None) => {
                     return Err(error(
                         self.at("via_sentinel"),

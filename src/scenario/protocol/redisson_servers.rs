@@ -30,6 +30,10 @@ pub enum ServersMode {
 pub struct ServersSpec {
     #[serde(default = "single")]
     pub mode: ServersMode,
+    /// The Sentinel it asks for the master (default: the first). Redisson asks them in a
+    /// shuffled order; which one answers is what a partition decides, and a scenario says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentinel: Option<String>,
     /// `SentinelServersConfig.scanInterval`.
     #[serde(
         default = "default_scan_interval_ms",
@@ -67,6 +71,7 @@ impl Default for ServersSpec {
     fn default() -> Self {
         ServersSpec {
             mode: single(),
+            sentinel: None,
             scan_interval_ms: default_scan_interval_ms(),
             slaves_sync_timeout_ms: default_sync_timeout_ms(),
             check_lock_synced_slaves: checked(),
