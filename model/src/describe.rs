@@ -91,21 +91,7 @@ pub fn msg(m: &Msg) -> String {
         } => format!("REPLICAOF process {m} (epoch {epoch})"),
         Msg::AskMaster => "which master?".to_string(),
         Msg::MasterIs { master, .. } => format!("master is process {master}"),
-        Msg::IsMasterDown {
-            master,
-            epoch,
-            candidate,
-        } => {
-            let vote = if *candidate { ", vote for me" } else { "" };
-            format!("is process {master} down? (epoch {epoch}{vote})")
-        }
-        Msg::MasterDownReply { down, vote, epoch } => {
-            let view = if *down { "down" } else { "up" };
-            match vote {
-                Some(v) => format!("{view}, my vote in epoch {epoch}: process {v}"),
-                None => format!("{view} (epoch {epoch})"),
-            }
-        }
+        Msg::IsMasterDown { .. } | Msg::MasterDownReply { .. } => sentinel_vote(m),
         Msg::Resource(ResourceOp::Read { biz_id, token }) => {
             format!("read account for op {biz_id}{}", token_text(*token))
         }
@@ -165,5 +151,27 @@ pub fn timer(t: &Timer) -> String {
             };
             format!("{what} (lock {lock})")
         }
+    }
+}
+
+/// The Sentinels' question whether the master is down, and its answer.
+fn sentinel_vote(m: &Msg) -> String {
+    match m {
+        Msg::IsMasterDown {
+            master,
+            epoch,
+            candidate,
+        } => {
+            let vote = if *candidate { ", vote for me" } else { "" };
+            format!("is process {master} down? (epoch {epoch}{vote})")
+        }
+        Msg::MasterDownReply { down, vote, epoch } => {
+            let view = if *down { "down" } else { "up" };
+            match vote {
+                Some(v) => format!("{view}, my vote in epoch {epoch}: process {v}"),
+                None => format!("{view} (epoch {epoch})"),
+            }
+        }
+        other => unreachable!("not a Sentinel vote: {other:?}"),
     }
 }

@@ -21,7 +21,8 @@
 //! (`RedisCommonBatchExecutor`). Under Sentinel, `SentinelConnectionManager.scheduleChangeCheck`
 //! asks a Sentinel for the master every `scanInterval` (1 s) and moves its connections when
 //! the answer changes; requests already sent are answered (or time out) where they went.
-//! `availableSlaves` then follows the replicas that Sentinel does not consider down. Not
+//! `availableSlaves` then follows the replicas that Sentinel does not consider down, and the
+//! unlock channel is subscribed again on the new master (at the next refusal here). Not
 //! modelled: 3.44's `INFO replication` refresh of the count after a short `WAIT`, and one
 //! connection manager shared by several locks of a client (each lock's engine scans).
 
@@ -207,6 +208,11 @@ impl Redisson {
         else {
             return;
         };
+        if state.master != *master {
+            // Redisson resubscribes its channels on the new master: the next refusal
+            // subscribes there.
+            state.subscribed = false;
+        }
         state.master = *master;
         state.replicas = *replicas;
         if let RedissonPhase::Connecting { tag } = state.phase {
