@@ -5,8 +5,9 @@
 //! answer within that time (highest replication offset, then lowest id) in a new
 //! configuration epoch, and tells every other node, the old master included, to replicate
 //! it. A replica's `replica-priority` comes first, as in Sentinel's `sentinelSelectSlave`:
-//! priority 0 is never promoted, a lower priority wins over a higher offset. Messages lost to a partition are repeated: any node whose answer contradicts the
-//! current configuration is told again. A partitioned old master therefore keeps accepting
+//! priority 0 is never promoted, a lower priority wins over a higher offset. Messages lost
+//! to a partition are repeated: any node whose answer contradicts the current configuration
+//! is told again. A partitioned old master therefore keeps accepting
 //! writes until it hears of the new master; then it resynchronises and those writes are
 //! lost. One Sentinel alone stands for a Sentinel quorum that agrees; several, each a
 //! process that may be cut off or paused, agree on a failover by a quorum and a vote
@@ -153,23 +154,14 @@ impl Actor for Sentinel {
             Msg::MasterDownReply { down, vote, epoch } => {
                 self.on_master_down_reply(state, from, (down, vote, epoch), ctx)
             }
-            Msg::AskMaster => {
-                let now = ctx.mono_ms();
-                let replicas = state
-                    .seen
-                    .iter()
-                    .filter(|s| s.node != state.master && !s.is_master)
-                    .filter(|s| self.answered_recently(state, s.node, now))
-                    .count();
-                ctx.send(
-                    from,
-                    Msg::MasterIs {
-                        master: state.master,
-                        epoch: state.epoch,
-                        replicas: replicas.min(u8::MAX as usize) as u8,
-                    },
-                )
-            }
+            Msg::AskMaster => ctx.send(
+                from,
+                Msg::MasterIs {
+                    master: state.master,
+                    epoch: state.epoch,
+                    replicas: self.replicas_up(state, ctx.mono_ms()),
+                },
+            ),
             other => panic!("Sentinel does not handle {other:?}"),
         }
     }
@@ -244,6 +236,17 @@ impl Sentinel {
             .position(|&n| n == node)
             .and_then(|i| self.priorities.get(i).copied())
             .unwrap_or(DEFAULT_PRIORITY)
+    }
+
+    /// Replicas that answered within `down-after` (Redisson's `availableSlaves`).
+    fn replicas_up(&self, state: &SentinelState, now: i64) -> u8 {
+        let up = state
+            .seen
+            .iter()
+            .filter(|s| s.node != state.master && !s.is_master)
+            .filter(|s| self.answered_recently(state, s.node, now))
+            .count();
+        up.min(u8::MAX as usize) as u8
     }
 
     fn answered_recently(&self, state: &SentinelState, node: ProcessId, now: i64) -> bool {

@@ -8,7 +8,7 @@ mod world;
 use lockcheck_model::lock::redisson::{
     Generation, Redisson, RedissonPhase, RedissonState, Watchdog,
 };
-use lockcheck_model::lock::{EngineState, Fencing, LockClient, Phase, Protocol, Workload};
+use lockcheck_model::lock::{EngineState, Phase};
 use lockcheck_model::msg::{ClientTimer, LockTimer, Timer};
 use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
@@ -33,22 +33,7 @@ fn watchdog() -> Redisson {
 }
 
 fn client(engine: Redisson, owner: &str, start_after_ms: u64, work_ms: u64) -> Process {
-    Process::Client(LockClient {
-        protocol: Protocol::Redisson(engine),
-        workload: Workload {
-            locks: vec![KEY.to_vec()],
-            rounds: 1,
-            start_after_ms,
-            work_ms: vec![work_ms],
-            steps: lockcheck_model::lock::Steps::InOrder,
-            resource: None,
-            amount: 0,
-            checks_stop_event: false,
-            on_fail: Default::default(),
-        },
-        fencing: Fencing::Protocol,
-        owner: owner.as_bytes().to_vec(),
-    })
+    redisson_client(engine, KEY, owner, start_after_ms, work_ms)
 }
 
 /// `a` (starting at 0 ms) and `b` (starting at `b_start_ms`), both working `work_ms`.

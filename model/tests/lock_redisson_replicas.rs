@@ -8,7 +8,6 @@
 mod world;
 
 use lockcheck_model::lock::redisson::{NoneSynced, Redisson, ReplicaSync, Servers};
-use lockcheck_model::lock::{Fencing, LockClient, Protocol, Workload};
 use lockcheck_model::msg::{ClientTimer, LockTimer, Timer};
 use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
@@ -29,22 +28,7 @@ fn synced(sync: ReplicaSync) -> Redisson {
 }
 
 fn client(engine: Redisson) -> Process {
-    Process::Client(LockClient {
-        protocol: Protocol::Redisson(engine),
-        workload: Workload {
-            locks: vec![KEY.to_vec()],
-            rounds: 1,
-            start_after_ms: 0,
-            work_ms: vec![500],
-            steps: lockcheck_model::lock::Steps::InOrder,
-            resource: None,
-            amount: 0,
-            checks_stop_event: false,
-            on_fail: Default::default(),
-        },
-        fencing: Fencing::Protocol,
-        owner: b"uuid-a".to_vec(),
-    })
+    redisson_client(engine, KEY, "uuid-a", 0, 500)
 }
 
 /// A master, its replica (the master's link to it takes `replication_ms`) and client `a`;

@@ -172,12 +172,12 @@ impl Scenario {
                 format!("must be between 1 and the {} Sentinels", s.count),
             ));
         }
-        let ids: Vec<ProcessId> = s
-            .names()
+        let sentinel_names = s.names();
+        let ids: Vec<ProcessId> = sentinel_names
             .iter()
             .map(|n| names.id(n, "sentinel"))
             .collect::<Result<_, _>>()?;
-        Ok(s.names()
+        Ok(sentinel_names
             .into_iter()
             .zip(&ids)
             .map(|(name, &me)| {

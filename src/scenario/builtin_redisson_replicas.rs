@@ -10,12 +10,17 @@
 use super::builtin::{base, client, node, old_master_cut_off};
 use super::*;
 
-/// Redisson's `lock()` on `redis-1` through Sentinel, with these servers' settings.
-fn through_sentinel(check_lock_synced_slaves: bool) -> ProtocolSpec {
+/// Redisson's `lock()` on `redis-1` through `sentinel` (none: the first), with this
+/// `checkLockSyncedSlaves`.
+pub(crate) fn through_sentinel(
+    sentinel: Option<&str>,
+    check_lock_synced_slaves: bool,
+) -> ProtocolSpec {
     let mut protocol = ProtocolSpec::redisson_lock("redis-1");
     if let ProtocolSpec::Redisson { servers, .. } = &mut protocol {
         *servers = ServersSpec {
             mode: ServersMode::Sentinel,
+            sentinel: sentinel.map(String::from),
             check_lock_synced_slaves,
             ..ServersSpec::default()
         };
@@ -23,7 +28,8 @@ fn through_sentinel(check_lock_synced_slaves: bool) -> ProtocolSpec {
     protocol
 }
 
-fn replica(name: &str) -> NodeSpec {
+/// A replica of `redis-1`.
+pub(crate) fn replica(name: &str) -> NodeSpec {
     NodeSpec {
         replica_of: Some("redis-1".into()),
         ..node(name)
@@ -37,7 +43,7 @@ fn sentinel_world(
     replicas: Vec<NodeSpec>,
     check_lock_synced_slaves: bool,
 ) -> Scenario {
-    let protocol = through_sentinel(check_lock_synced_slaves);
+    let protocol = through_sentinel(None, check_lock_synced_slaves);
     let mut side_b: Vec<&str> = replicas.iter().map(|r| r.name.as_str()).collect();
     side_b.extend(["sentinel", "client-2"]);
     let faults = old_master_cut_off(&["redis-1", "client-1"], &side_b);

@@ -10,20 +10,8 @@
 //! at 10 s. A partition, at any moment, cuts the master, client-1 and some Sentinels off.
 
 use super::builtin::{base, client, node, old_master_cut_off};
+use super::builtin_redisson_replicas::{replica, through_sentinel};
 use super::*;
-
-fn through(sentinel: &str) -> ProtocolSpec {
-    let mut protocol = ProtocolSpec::redisson_lock("redis-1");
-    if let ProtocolSpec::Redisson { servers, .. } = &mut protocol {
-        *servers = ServersSpec {
-            mode: ServersMode::Sentinel,
-            sentinel: Some(sentinel.into()),
-            check_lock_synced_slaves: false,
-            ..ServersSpec::default()
-        };
-    }
-    protocol
-}
 
 /// The world of this file, the partition putting `with_master` Sentinels beside the master.
 fn three_sentinels(name: &str, description: &str, with_master: &[&str]) -> Scenario {
@@ -46,17 +34,21 @@ fn three_sentinels(name: &str, description: &str, with_master: &[&str]) -> Scena
     Scenario {
         name: name.into(),
         description: description.into(),
-        nodes: vec![
-            node("redis-1"),
-            NodeSpec {
-                replica_of: Some("redis-1".into()),
-                ..node("redis-2")
-            },
-        ],
+        nodes: vec![node("redis-1"), replica("redis-2")],
         sentinel: Some(sentinels),
         clients: vec![
-            client("client-1", through("sentinel-1"), &[15_000], 0),
-            client("client-2", through("sentinel-3"), &[1_000], 10_000),
+            client(
+                "client-1",
+                through_sentinel(Some("sentinel-1"), false),
+                &[15_000],
+                0,
+            ),
+            client(
+                "client-2",
+                through_sentinel(Some("sentinel-3"), false),
+                &[1_000],
+                10_000,
+            ),
         ],
         faults,
         oracles: vec![OracleSpec::MeLock],

@@ -8,7 +8,7 @@
 //! validity deadline passes on its own clock, for protocols that compute one). A watchdog's
 //! stop event ([`LockEvent::Lost`]) ends the belief only if the business code checks it.
 
-use super::engine::{split_request_id, Deadline};
+use super::engine::{split_request_id, Deadline, LockEvent, LockIo};
 use super::on_fail::OnFail;
 use super::protocol::{EngineState, Protocol};
 use super::steps::Steps;
@@ -236,28 +236,14 @@ impl Actor for LockClient {
                 }
             }
             Msg::Published { channel, message } => {
-                for i in 0..self.workload.locks.len() as u8 {
-                    let mut io = self.io(ctx, i);
-                    let engine = &mut state.engines[i as usize];
-                    if let Some(event) = self
-                        .protocol
-                        .on_published(engine, &channel, &message, &mut io)
-                    {
-                        self.on_event(state, i, event, ctx);
-                    }
-                }
+                self.to_every_engine(state, ctx, |p, engine, io| {
+                    p.on_published(engine, &channel, &message, io)
+                })
             }
-            Msg::MasterIs { .. } => {
-                // Sentinel's answer concerns every engine that asked (each asks for itself).
-                for i in 0..self.workload.locks.len() as u8 {
-                    let mut io = self.io(ctx, i);
-                    let engine = &mut state.engines[i as usize];
-                    if let Some(event) = self.protocol.on_other(engine, from, msg.clone(), &mut io)
-                    {
-                        self.on_event(state, i, event, ctx);
-                    }
-                }
-            }
+            // Sentinel's answer concerns every engine that asked (each asks for itself).
+            Msg::MasterIs { .. } => self.to_every_engine(state, ctx, |p, engine, io| {
+                p.on_other(engine, from, msg.clone(), io)
+            }),
             Msg::Token(token) if state.phase == Phase::FetchingToken => {
                 self.on_token(state, token, ctx)
             }
@@ -318,6 +304,22 @@ impl Actor for LockClient {
 }
 
 impl LockClient {
+    /// Hands a message that concerns every lock to each engine in turn (`deliver`), and
+    /// acts on the events they answer with.
+    fn to_every_engine(
+        &self,
+        state: &mut ClientState,
+        ctx: &mut RedisContext,
+        deliver: impl Fn(&Protocol, &mut EngineState, &mut LockIo) -> Option<LockEvent>,
+    ) {
+        for i in 0..self.workload.locks.len() as u8 {
+            let mut io = self.io(ctx, i);
+            if let Some(event) = deliver(&self.protocol, &mut state.engines[i as usize], &mut io) {
+                self.on_event(state, i, event, ctx);
+            }
+        }
+    }
+
     /// Where in its round the client is, beyond its phase. The shorthand's step is a
     /// function of the phase (each step has a phase of its own, and an unwinding always
     /// joins the written releases: `rounds::unwind`), so it hashes nothing more, and its

@@ -164,10 +164,9 @@ pub struct RedissonState {
     pub master: ProcessId,
     /// `availableSlaves`: the replicas the next `WAIT` asks for.
     pub replicas: u8,
-    /// The batch whose `WAIT` is still out: its script's tag and the replicas it asked for.
-    pub asked: Option<(u16, u8)>,
-    /// That batch's script reply, held until the `WAIT` answers.
-    pub held: Option<Reply>,
+    /// The batch whose `WAIT` is still out: its script's tag, and the script's reply once
+    /// it came (held until the `WAIT` answers).
+    pub batch: Option<(u16, Option<Reply>)>,
     /// The Sentinel scan runs.
     pub scanning: bool,
 }
@@ -259,8 +258,7 @@ impl Redisson {
 
     /// Sends `command` as a new request of `kind`, with a timeout; returns its tag.
     fn send(&self, state: &mut RedissonState, kind: u16, command: Command, io: &mut LockIo) -> u16 {
-        let tag = kind | state.seq as u16;
-        state.seq = (state.seq + 1) % TAG_SEQS;
+        let tag = Self::next_tag(state, kind);
         let timeout = match kind {
             SUBSCRIBE => {
                 io.request(state.master, tag, command);
@@ -272,6 +270,13 @@ impl Redisson {
             _ => self.send_script(state, tag, command, io),
         };
         io.set_timer(LockTimer::RequestTimeout(tag), timeout);
+        tag
+    }
+
+    /// A new request tag of `kind` (the sequence number moves on).
+    fn next_tag(state: &mut RedissonState, kind: u16) -> u16 {
+        let tag = kind | state.seq as u16;
+        state.seq = (state.seq + 1) % TAG_SEQS;
         tag
     }
 
@@ -482,8 +487,7 @@ impl Engine for Redisson {
             seq: 0,
             master: self.node,
             replicas: self.servers.sync().map_or(0, |s| s.replicas),
-            asked: None,
-            held: None,
+            batch: None,
             scanning: false,
         }
     }
@@ -582,7 +586,7 @@ impl Engine for Redisson {
             .map(|until| (until - now.wall_ms).max(0))
             .hash(h);
         if self.servers != Servers::Single {
-            (state.master, state.replicas, state.asked, &state.held).hash(h);
+            (state.master, state.replicas, &state.batch).hash(h);
             state.scanning.hash(h);
         }
     }

@@ -51,11 +51,7 @@ impl Sentinel {
     pub(super) fn quorum_tick(&self, state: &mut SentinelState, now: i64, ctx: &mut RedisContext) {
         let valid = self.opinion_valid_ms();
         state.down_said.retain(|(_, at)| now - at <= valid);
-        if state
-            .election
-            .as_ref()
-            .is_some_and(|_| now >= state.next_election_mono_ms)
-        {
+        if state.election.is_some() && now >= state.next_election_mono_ms {
             state.election = None; // lost: not elected in time
         }
         if self.answered_recently(state, state.master, now) {

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+use lockcheck_model::lock::redisson::Redisson;
+use lockcheck_model::lock::{Fencing, LockClient, Protocol, Steps, Workload};
 use lockcheck_model::msg::Msg;
 use lockcheck_model::process::{Process, ProcessState};
 use lockcheck_model::redis::{Command, Reply};
@@ -34,6 +36,33 @@ pub fn replicaof(after_ms: u64, target: ProcessId, master: Option<ProcessId>) ->
 
 pub fn scripted(steps: Vec<ScriptedStep>) -> Process {
     Process::Scripted(ScriptedClient { steps })
+}
+
+/// A Redisson client of lock `key` as `owner`: one round from `start_after_ms`, working
+/// `work_ms`.
+pub fn redisson_client(
+    engine: Redisson,
+    key: &[u8],
+    owner: &str,
+    start_after_ms: u64,
+    work_ms: u64,
+) -> Process {
+    Process::Client(LockClient {
+        protocol: Protocol::Redisson(engine),
+        workload: Workload {
+            locks: vec![key.to_vec()],
+            rounds: 1,
+            start_after_ms,
+            work_ms: vec![work_ms],
+            steps: Steps::InOrder,
+            resource: None,
+            amount: 0,
+            checks_stop_event: false,
+            on_fail: Default::default(),
+        },
+        fencing: Fencing::Protocol,
+        owner: owner.as_bytes().to_vec(),
+    })
 }
 
 /// A world of named processes with perfect clocks and 1 ms links.

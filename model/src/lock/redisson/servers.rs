@@ -26,7 +26,7 @@
 //! modelled: 3.44's `INFO replication` refresh of the count after a short `WAIT`, and one
 //! connection manager shared by several locks of a client (each lock's engine scans).
 
-use super::{Redisson, RedissonPhase, RedissonState, CONNECT, TAG_SEQS};
+use super::{Redisson, RedissonPhase, RedissonState, CONNECT};
 use crate::lock::engine::LockIo;
 use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, Reply};
@@ -101,10 +101,10 @@ impl Servers {
 }
 
 /// The answer Redisson's code sees for a synced script: the script's reply, or the
-/// exception when the `WAIT` counted none of the replicas it asked for.
-pub(super) fn synced_answer(sync: &ReplicaSync, asked: u8, script: Reply, wait: &Reply) -> Reply {
-    let none = matches!(wait, Reply::Integer(0)) && asked > 0;
-    if none && sync.check_synced {
+/// exception when the `WAIT` counted none of the replicas it asked for (a `WAIT` is sent
+/// only when some are known).
+pub(super) fn synced_answer(sync: &ReplicaSync, script: Reply, wait: &Reply) -> Reply {
+    if matches!(wait, Reply::Integer(0)) && sync.check_synced {
         Reply::Error(NONE_SYNCED.into())
     } else {
         script
@@ -130,7 +130,7 @@ impl Redisson {
             timeout_ms: sync.timeout_ms as i64,
         };
         io.request(state.master, tag | SYNC_BIT, wait);
-        state.asked = Some((tag, state.replicas));
+        state.batch = Some((tag, None));
         self.request_timeout_ms + sync.timeout_ms
     }
 
@@ -142,24 +142,24 @@ impl Redisson {
         tag: u16,
         reply: Reply,
     ) -> Option<(u16, Reply)> {
-        let asked = state.asked.filter(|(t, _)| *t == tag & !SYNC_BIT);
-        let (Some(sync), Some((script_tag, replicas))) = (self.servers.sync(), asked) else {
+        let script_tag = tag & !SYNC_BIT;
+        let pending = state.batch.as_mut().filter(|(t, _)| *t == script_tag);
+        let (Some(sync), Some((_, held))) = (self.servers.sync(), pending) else {
             return (tag & SYNC_BIT == 0).then_some((tag, reply));
         };
         if tag & SYNC_BIT == 0 {
-            state.held = Some(reply);
+            *held = Some(reply);
             return None;
         }
-        let script = state.held.take()?;
-        state.asked = None;
-        Some((script_tag, synced_answer(sync, replicas, script, &reply)))
+        let script = held.take()?;
+        state.batch = None;
+        Some((script_tag, synced_answer(sync, script, &reply)))
     }
 
     /// Forgets a batch whose response timeout fired.
     pub(super) fn forget_batch(&self, state: &mut RedissonState, tag: u16) {
-        if state.asked.is_some_and(|(t, _)| t == tag) {
-            state.asked = None;
-            state.held = None;
+        if state.batch.as_ref().is_some_and(|(t, _)| *t == tag) {
+            state.batch = None;
         }
     }
 
@@ -173,8 +173,7 @@ impl Redisson {
         if state.scanning {
             return false;
         }
-        let tag = CONNECT | state.seq as u16;
-        state.seq = (state.seq + 1) % TAG_SEQS;
+        let tag = Self::next_tag(state, CONNECT);
         io.send(sentinel, Msg::AskMaster);
         io.set_timer(LockTimer::RequestTimeout(tag), self.request_timeout_ms);
         state.phase = RedissonPhase::Connecting { tag };
