@@ -266,7 +266,7 @@ fn redlock_drift_boundary_sits_at_the_drift_factor() {
 /// `T1 + TTL - drift + step`. Redis keeps the key through its deadline `T1 + TTL`, so the
 /// rival holds from `T1 + TTL + 1`. Mutual exclusion breaks iff `step >= drift + 2`.
 fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
-    use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
+    use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};
     use lockcheck_model::lock::ClockKind;
     let protocol = ProtocolSpec::Redlock {
         nodes: vec!["redis".into()],
@@ -282,6 +282,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
         watchdog: None,
     };
     let mut s = one_node_world(vec![

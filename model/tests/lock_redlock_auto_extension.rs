@@ -6,9 +6,11 @@
 mod lock_world;
 mod world;
 
-use lock_world::redlock::{first, held, kept_alive_work, renewal_requests, small, working};
+use lock_world::redlock::{
+    first, held, kept_alive_work, renewal_requests, small, validities, working,
+};
 use lock_world::*;
-use lockcheck_model::lock::redlock::{AttemptRules, AutoExtension, Dispatch, Redlock};
+use lockcheck_model::lock::redlock::{AttemptRules, AutoExtension, Dispatch, ExtendRules, Redlock};
 use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Workload};
 use lockcheck_sim::world::FaultEnvelope;
 use world::{run, RedisWorld};
@@ -23,6 +25,7 @@ fn long_job_world(extension: Option<AutoExtension>, checks_stop_event: bool) -> 
         acquire_timeout_ms: None,
         max_attempts: Some(11),
         auto_extension: extension,
+        extend: ExtendRules::REDSYNC,
         ..small(Dispatch::Multiplexed)
     };
     let long_job = Workload {
@@ -45,16 +48,7 @@ fn the_extension_keeps_a_long_jobs_lock_alive_and_each_is_a_new_validity() {
     let work = kept_alive_work(&world, &path);
     // Acquired at 2 ms, valid until 2 + 100 - 3 (from `start` at 0: 97); extended at 77,
     // answered at 79: valid until 77 + 97 = 174, and so on every 77 ms.
-    let valid_until: Vec<i64> = work
-        .iter()
-        .filter_map(|s| held(s, CLIENT_1).and_then(|h| h.valid_until))
-        .map(|d| d.at_ms)
-        .fold(Vec::new(), |mut seen, at| {
-            if seen.last() != Some(&at) {
-                seen.push(at);
-            }
-            seen
-        });
+    let valid_until = validities(work.iter().copied());
     assert_eq!(valid_until[..4], [97, 174, 251, 328], "{valid_until:?}");
     let end = path.last_state();
     assert_eq!(client_state(end, CLIENT_2).phase, ClientPhase::Done);
@@ -107,6 +101,7 @@ fn failed_extensions_are_retried_and_renewed_while_the_lock_is_valid_then_abort(
             acquire_timeout_ms: None,
             max_attempts: Some(max_attempts),
             auto_extension: USING,
+            extend: ExtendRules::REDSYNC,
             ..small(Dispatch::Multiplexed)
         };
         let mut envelope = FaultEnvelope::none();
@@ -153,6 +148,7 @@ fn the_fingerprint_keeps_what_an_extension_depends_on_whatever_the_search_order(
         acquire_timeout_ms: None,
         max_attempts: Some(2),
         auto_extension: USING,
+        extend: ExtendRules::REDSYNC,
         ..small(Dispatch::Multiplexed)
     };
     let mut envelope = FaultEnvelope::none().pause(CLIENT_1, &[30], 1);

@@ -60,6 +60,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_sentinels::all())
     .chain(super::builtin_profiles::all())
     .chain(super::builtin_node_redlock_5::all())
+    .chain(super::builtin_node_redlock_extend::all())
     .chain(super::builtin_steps::all())
     .collect()
 }
@@ -174,6 +175,20 @@ pub(crate) fn pause(process: &str, durations_ms: &[u64], max: u32) -> FaultsSpec
         max_pauses: max,
         ..FaultsSpec::default()
     }
+}
+
+/// A client named `name` running one round of `steps` (workload steps as written in a
+/// scenario file), starting after `start_after_ms`.
+pub(crate) fn stepper(
+    name: &str,
+    protocol: ProtocolSpec,
+    start_after_ms: u64,
+    steps: &[&str],
+) -> ClientSpec {
+    let mut c = client(name, protocol, &[], start_after_ms);
+    c.workload.locks.clear();
+    c.workload.steps = steps.iter().map(|s| s.to_string()).collect();
+    c
 }
 
 /// One pause of `process` for `duration_ms`, exactly `at_ms` into the run.

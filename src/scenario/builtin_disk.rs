@@ -14,7 +14,9 @@
 
 use super::builtin::{base, client, node, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, RenewCount};
+use lockcheck_model::lock::redlock::{
+    AttemptRules, Dispatch, DriftRounding, ExtendRules, RenewCount,
+};
 
 /// Redlock on the one node `redis` with seed 000's watchdog, renewals counted only when
 /// they extend the key, requests given up after 300 ms.
@@ -33,6 +35,7 @@ fn watched_lock() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 1,

@@ -3,7 +3,9 @@
 
 use super::builtin::{account, base, client, node, pause, walks};
 use super::*;
-use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, RenewCount};
+use lockcheck_model::lock::redlock::{
+    AttemptRules, Dispatch, DriftRounding, ExtendRules, RenewCount,
+};
 
 pub(super) const REDLOCK_NODES: [&str; 5] = ["redis-1", "redis-2", "redis-3", "redis-4", "redis-5"];
 
@@ -233,6 +235,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
         watchdog: None,
     }
 }
@@ -341,6 +344,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 3,

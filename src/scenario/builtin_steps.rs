@@ -3,16 +3,8 @@
 //! `SET NX`, which waits on itself; `try-acquire L within T` per round; redis-py's
 //! `extend` in the middle of a job, its `LockNotOwnedError` handled or swallowed.
 
-use super::builtin::{account, base, client, node, pause, single_node};
+use super::builtin::{account, base, node, pause, single_node, stepper};
 use super::*;
-
-/// A client on `protocol`, starting after `start_after_ms`, running `steps` every round.
-fn stepper(name: &str, protocol: ProtocolSpec, start_after_ms: u64, steps: &[&str]) -> ClientSpec {
-    let mut c = client(name, protocol, &[], start_after_ms);
-    c.workload.locks.clear();
-    c.workload.steps = steps.iter().map(|s| s.to_string()).collect();
-    c
-}
 
 /// Two order handlers, the second 10 ms after the first, each running `steps` on one
 /// single-node lock server, over one account, messages taking 1 or 3 ms: ME-lock and

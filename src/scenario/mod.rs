@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod builtin_detector;
 pub mod builtin_disk;
 pub mod builtin_node_redlock_5;
+pub mod builtin_node_redlock_extend;
 pub mod builtin_profiles;
 pub mod builtin_progress;
 pub mod builtin_redisson;

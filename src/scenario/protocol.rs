@@ -12,7 +12,7 @@ use super::duration;
 use super::profiles::{LibrarySpec, Table};
 use lockcheck_model::lock::redisson::{Generation, Redisson};
 use lockcheck_model::lock::redlock::{
-    AttemptRules, Dispatch, DriftRounding, Redlock, RenewCount, Watchdog,
+    AttemptRules, Dispatch, DriftRounding, ExtendRules, Redlock, RenewCount, Watchdog,
 };
 use lockcheck_model::lock::single::{GiveUpCheck, Release, SingleNode};
 use lockcheck_model::lock::ClockKind;
@@ -115,6 +115,10 @@ pub enum ProtocolSpec {
         /// node-redlock 5's `using`: extend automatically before the expiration.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         auto_extension: Option<AutoExtensionSpec>,
+        /// How the business code's `extend L` goes (`[...protocol.extend]`; redsync's
+        /// rules when absent, node-redlock's with its profiles).
+        #[serde(default, skip_serializing_if = "ExtendRules::is_redsync")]
+        extend: ExtendRules,
     },
     /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
     /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
@@ -341,6 +345,7 @@ impl ProtocolSpec {
             max_attempts: r.max_attempts.map(u64::from),
             watchdog: r.watchdog.map(|_| WatchdogSpec::seed_000()),
             auto_extension: None,
+            extend: r.extend,
         }
     }
 

@@ -151,7 +151,8 @@ fn first_extend(
 }
 
 /// Where `extend` steps can run: every form on the single-node kind (redis-py), `extend L`
-/// on Redlock without a watchdog or automatic extension (redsync's `Extend`).
+/// on Redlock without a watchdog or automatic extension (redsync's `Extend`, node-redlock's
+/// `extend`).
 pub(super) fn check_extends(plan: &Plan, protocol: &Protocol) -> Result<(), ScenarioError> {
     let Some(at) = &plan.first_extend else {
         return Ok(());
@@ -160,18 +161,18 @@ pub(super) fn check_extends(plan: &Plan, protocol: &Protocol) -> Result<(), Scen
         Protocol::SingleNode(_) => Ok(()),
         Protocol::Redlock(r) if r.watchdog.is_some() || r.auto_extension.is_some() => Err(error(
             at.as_str(),
-            "`extend` on Redlock is redsync's `Extend`, for a lock without a watchdog or automatic extension: this one renews itself",
+            "`extend` on Redlock is the caller's (redsync's `Extend`, node-redlock's `extend`), for a lock without a watchdog or automatic extension: this one renews itself",
         )),
         Protocol::Redlock(_) => match &plan.first_timed_extend {
             Some(timed) => Err(error(
                 timed.as_str(),
-                "`extend L by D` and `extend L to D` are redis-py's, on the single-node kind; redsync's `Extend` resets the TTL: write `extend L`",
+                "`extend L by D` and `extend L to D` are redis-py's, on the single-node kind; redsync's `Extend` and node-redlock's `extend` reset the TTL: write `extend L`",
             )),
             None => Ok(()),
         },
         Protocol::Redisson(_) => Err(error(
             at.as_str(),
-            "`extend` runs on the single-node kind (redis-py's `extend`, `reacquire`) and on Redlock (redsync's `Extend`); Redisson renews with its watchdog",
+            "`extend` runs on the single-node kind (redis-py's `extend`, `reacquire`) and on Redlock (redsync's `Extend`, node-redlock's `extend`); Redisson renews with its watchdog",
         )),
     }
 }

@@ -62,6 +62,7 @@ mod auto_extension;
 mod drift;
 mod extend;
 mod params_text;
+mod state;
 mod state_hash;
 mod sweep;
 mod symmetry;
@@ -72,6 +73,9 @@ pub use attempt_rules::{AttemptRules, Decide, Undo, ValidityFrom};
 pub use auto_extension::AutoExtension;
 pub use drift::DriftRounding;
 use drift::SEED_DRIFT_EXTRA_MS;
+pub use extend::ExtendRules;
+use state::Parities;
+pub use state::{Phase, RedlockState};
 pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
@@ -125,65 +129,8 @@ pub struct Redlock {
     pub watchdog: Option<Watchdog>,
     /// node-redlock 5's `using`: extend automatically before the expiration.
     pub auto_extension: Option<AutoExtension>,
-}
-
-/// Where a Redlock engine is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Phase {
-    Idle,
-    /// An attempt; `expired`: the acquire timeout passed meanwhile.
-    Acquiring {
-        sweep: Sweep,
-        expired: bool,
-    },
-    /// A failed attempt's keys are being deleted on every node.
-    Undoing {
-        sweep: Sweep,
-        expired: bool,
-    },
-    /// The retry delay runs.
-    Waiting {
-        expired: bool,
-    },
-    /// Acquired; the watchdog renews every `interval_ms` (if there is one).
-    Holding {
-        interval_ms: u64,
-        watch: Watch,
-    },
-    Releasing {
-        sweep: Sweep,
-    },
-}
-
-/// A Redlock engine's state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RedlockState {
-    pub phase: Phase,
-    /// The parity of the next sweep of each kind.
-    parities: Parities,
-    /// Renewal rounds in which fewer than a quorum of nodes really extended the lock
-    /// (whatever the watchdog made of it), capped at 3.
-    failed_renewals: u8,
-    /// Failed attempts of the acquire under way, counted only when attempts are limited.
-    failed_attempts: u16,
-    /// When the acquire (or automatic extension) under way began, on the engine's clock;
-    /// kept only when the validity counts from the first attempt (else 0).
-    first_started_ms: i64,
-    /// The lock's expiration on the engine's clock, kept only with the automatic extension.
-    valid_until_ms: i64,
-}
-
-/// One parity bit per sweep kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-struct Parities(u8);
-
-impl Parities {
-    /// The parity for a new sweep of `kind` (flipping it for the one after).
-    fn take(&mut self, kind: Kind) -> bool {
-        let bit = 1 << kind as u8;
-        self.0 ^= bit;
-        self.0 & bit == 0
-    }
+    /// How the business code's `extend L` goes (module `extend`).
+    pub extend: ExtendRules,
 }
 
 impl Redlock {
@@ -205,6 +152,7 @@ impl Redlock {
             max_attempts: None,
             watchdog: Some(Watchdog::seed_000()),
             auto_extension: None,
+            extend: ExtendRules::REDSYNC,
         }
     }
 
@@ -366,6 +314,10 @@ impl Redlock {
                 (None, Some(_)) => self.renewal_over(state, io),
                 (None, None) => self.caller_extension_over(state, io),
             },
+            Phase::Holding {
+                watch: Watch::Undoing(sweep),
+                ..
+            } if self.sweep_over(sweep) => self.retry_caller_extension(state, io),
             _ => None,
         }
     }
@@ -398,6 +350,7 @@ impl Redlock {
             state.failed_attempts = 0;
             let (interval_ms, watch) = self.start_watch(valid_until_ms - now, io);
             state.phase = Phase::Holding { interval_ms, watch };
+            self.believe_until(state, valid_until_ms);
             self.queue_extension(state, valid_until_ms, io);
             return Some(self.held_until(valid_until_ms));
         }
@@ -458,36 +411,6 @@ impl Redlock {
                 None
             }
             LockTimer::RequestTimeout(_) | LockTimer::WaitTtl | LockTimer::SentinelScan => None,
-        }
-    }
-}
-
-impl Phase {
-    /// The sweep under way, if any.
-    fn sweep(&self) -> Option<&Sweep> {
-        match self {
-            Phase::Acquiring { sweep, .. }
-            | Phase::Undoing { sweep, .. }
-            | Phase::Releasing { sweep }
-            | Phase::Holding {
-                watch: Watch::Renewing(sweep),
-                ..
-            } => Some(sweep),
-            _ => None,
-        }
-    }
-
-    /// The sweep under way, if any.
-    fn sweep_mut(&mut self) -> Option<&mut Sweep> {
-        match self {
-            Phase::Acquiring { sweep, .. }
-            | Phase::Undoing { sweep, .. }
-            | Phase::Releasing { sweep }
-            | Phase::Holding {
-                watch: Watch::Renewing(sweep),
-                ..
-            } => Some(sweep),
-            _ => None,
         }
     }
 }

@@ -2,7 +2,9 @@
 //! about a client's engine and belief.
 
 use crate::world::{RedisWorld, State};
-use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, Phase, Redlock};
+use lockcheck_model::lock::redlock::{
+    AttemptRules, Dispatch, DriftRounding, ExtendRules, Phase, Redlock,
+};
 use lockcheck_model::lock::{ClockKind, Held};
 use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::Path;
@@ -26,6 +28,7 @@ pub fn small(dispatch: Dispatch) -> Redlock {
         max_attempts: None,
         watchdog: None,
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
     }
 }
 
@@ -38,6 +41,21 @@ pub fn engine_phase(state: &State, p: ProcessId) -> &Phase {
 
 pub fn held(state: &State, p: ProcessId) -> Option<Held> {
     client_state(state, p).held[0]
+}
+
+/// Until when client-1 believes its lock valid in `states`, each value once, in order (ms,
+/// client clock).
+pub fn validities<'a>(states: impl IntoIterator<Item = &'a State>) -> Vec<i64> {
+    states
+        .into_iter()
+        .filter_map(|s| held(s, super::CLIENT_1).and_then(|h| h.valid_until))
+        .map(|d| d.at_ms)
+        .fold(Vec::new(), |mut seen, at| {
+            if seen.last() != Some(&at) {
+                seen.push(at);
+            }
+            seen
+        })
 }
 
 /// The first state of `path` where `cond` holds, if any.

@@ -12,14 +12,15 @@
 //!   retryCount`: 11 attempts in all (427).
 //! - There is no request timeout: a server that never answers holds the attempt for ever.
 //! - `ttl` has no default: the caller gives it.
-//! - `extend` is the caller's to call; `unlock` is the compare-and-delete script on every
-//!   server, once.
-//!
-//! Left out: `extend` (which also unlocks on every server after a failed attempt, so a
-//! failed extend gives the lock up).
+//! - `extend(lock, ttl)` (294-315) is the caller's to call: the workload step `extend L`
+//!   with [`ExtendRules::NODE_REDLOCK_4`]. It refuses a lock whose `expiration <
+//!   Date.now()`, else runs `_lock` with the extend script: every attempt checked from its
+//!   own `start`, and after a failed one `lock.unlock()` on every server before the retry,
+//!   so a failed attempt gives the lock up while the caller still holds the old `lock`.
+//! - `unlock` is the compare-and-delete script on every server, once.
 
 use super::{derives_nothing, Profile, ProtocolSpec};
-use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};
 use lockcheck_model::lock::ClockKind;
 
 pub const V4: Profile = Profile {
@@ -28,7 +29,7 @@ pub const V4: Profile = Profile {
     versions: "4.0 to 4.2",
     first: [4, 0, 0],
     last: [4, 2, u32::MAX],
-    summary: "Redlock on every server at once, waiting for every answer (no timeout): 11 attempts 100 to 299 ms apart, drift round(ttl/100) + 2 ms on the wall clock (Date.now())",
+    summary: "Redlock on every server at once, waiting for every answer (no timeout): 11 attempts 100 to 299 ms apart, drift round(ttl/100) + 2 ms on the wall clock (Date.now()); `extend` refuses an expired lock and unlocks every server after a failed attempt",
     defaults,
     required: &[(
         "ttl_ms",
@@ -52,6 +53,7 @@ pub(super) fn defaults() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: Some(11),
         auto_extension: None,
+        extend: ExtendRules::NODE_REDLOCK_4,
         watchdog: None,
     }
 }

@@ -18,12 +18,16 @@
 //!   set stay until they expire or until `acquire`'s `catch` runs the release script once
 //!   (`retryCount: 0`), after the last attempt.
 //!
-//! `using(resources, duration, routine)` is the profile with `auto_extension = {}` (module
-//! `redlock::auto_extension` of the model). Left out: `extend` called by the code itself,
-//! and `release`'s own retries (the model's release is one round).
+//! `extend(existing, duration)` (369-411) is the caller's to call: the workload step `extend
+//! L` with [`ExtendRules::NODE_REDLOCK_5`]: `start = Date.now()`, an expired lock refused,
+//! then `_execute`'s attempts and retries without undo, the new expiration `start +
+//! duration - drift` never compared with the clock; a failure leaves the old lock as it
+//! was. `using(resources, duration, routine)` is the profile with `auto_extension = {}`
+//! (module `redlock::auto_extension` of the model). Left out: `release`'s own retries (the
+//! model's release is one round).
 
 use super::{derives_nothing, node_redlock, Profile, ProtocolSpec};
-use lockcheck_model::lock::redlock::AttemptRules;
+use lockcheck_model::lock::redlock::{AttemptRules, ExtendRules};
 
 pub const V5: Profile = Profile {
     library: "node-redlock",
@@ -31,7 +35,7 @@ pub const V5: Profile = Profile {
     versions: "5.0.0-beta.1 to 5.0.0-beta.2",
     first: [5, 0, 0],
     last: [5, 0, 0],
-    summary: "as 4, but decided at the first quorum either way (a tie never is), a failed attempt's keys deleted only after the last one, the validity counted from the first attempt and never checked",
+    summary: "as 4, but decided at the first quorum either way (a tie never is), a failed attempt's keys deleted only after the last one, the validity counted from the first attempt and never checked; `extend` likewise, retried without undo",
     defaults,
     required: &[(
         "ttl_ms",
@@ -42,8 +46,12 @@ pub const V5: Profile = Profile {
 
 fn defaults() -> ProtocolSpec {
     let mut spec = node_redlock::defaults();
-    if let ProtocolSpec::Redlock { attempt, .. } = &mut spec {
+    if let ProtocolSpec::Redlock {
+        attempt, extend, ..
+    } = &mut spec
+    {
         *attempt = AttemptRules::NODE_REDLOCK_5;
+        *extend = ExtendRules::NODE_REDLOCK_5;
     }
     spec
 }

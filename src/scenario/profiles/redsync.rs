@@ -24,7 +24,7 @@
 //! bounds them too).
 
 use super::{Profile, ProtocolSpec};
-use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding};
+use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};
 use lockcheck_model::lock::ClockKind;
 
 /// `NewMutex`'s expiry.
@@ -59,6 +59,7 @@ fn defaults() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: Some(32),
         auto_extension: None,
+        extend: ExtendRules::REDSYNC,
         watchdog: None,
     }
 }

@@ -91,6 +91,7 @@ impl Builder<'_> {
             max_attempts,
             watchdog,
             auto_extension,
+            extend,
         } = p
         else {
             unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
@@ -114,6 +115,7 @@ impl Builder<'_> {
             .as_ref()
             .map(|e| self.auto_extension(e, r.ttl_ms, r.watchdog.is_some()))
             .transpose()?;
+        r.extend = *extend;
         Ok(r)
     }
 

@@ -71,15 +71,16 @@ impl Redlock {
         None
     }
 
-    /// One attempt of the extension under way.
-    fn extension_attempt(&self, state: &mut RedlockState, io: &mut LockIo) {
+    /// One attempt of the extension under way (automatic or the caller's).
+    pub(super) fn extension_attempt(&self, state: &mut RedlockState, io: &mut LockIo) {
         let sweep = self.begin(&mut state.parities, Kind::Renew, io);
         if let Phase::Holding { watch, .. } = &mut state.phase {
             *watch = Watch::Renewing(sweep);
         }
     }
 
-    /// The retry delay between two attempts of an extension is over.
+    /// The retry delay between two attempts of an extension (automatic or the caller's) is
+    /// over.
     pub(super) fn retry_extension(&self, state: &mut RedlockState, io: &mut LockIo) {
         if matches!(
             state.phase,

@@ -28,7 +28,7 @@ impl Redlock {
             Phase::Holding { interval_ms, watch } => {
                 (4u8, interval_ms).hash(h);
                 watch.hash_relative(elapsed, now.mono_ms, h);
-                if self.auto_extension.is_some() {
+                if self.keeps_expiration() {
                     // Once passed, only that it passed matters (`expiration > now`).
                     let left_ms = state.valid_until_ms - self.clock.read(now);
                     left_ms.max(-1).hash(h);
@@ -53,10 +53,10 @@ impl Redlock {
         let extending = matches!(
             state.phase,
             Phase::Holding {
-                watch: Watch::Renewing(_) | Watch::Retrying,
+                watch: Watch::Renewing(_) | Watch::Retrying | Watch::Undoing(_),
                 ..
             }
-        ) && self.auto_extension.is_some();
+        ) && self.watchdog.is_none();
         let under_way = extending
             || matches!(
                 state.phase,

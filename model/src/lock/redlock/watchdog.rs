@@ -53,8 +53,11 @@ pub enum Watch {
     Sleeping,
     /// A renewal round (an extension's attempt) is under way.
     Renewing(Sweep),
-    /// Between two attempts of an automatic extension (the `Retry` timer runs).
+    /// Between two attempts of an extension (the `Retry` timer runs).
     Retrying,
+    /// A failed attempt of the caller's extension is being undone: the key is deleted on
+    /// every node (node-redlock 4).
+    Undoing(Sweep),
     /// The stop event was set: no more renewals.
     Stopped,
 }
@@ -98,6 +101,10 @@ impl Watch {
             Watch::Sleeping => h.write_u8(1),
             Watch::Stopped => h.write_u8(3),
             Watch::Retrying => h.write_u8(4),
+            Watch::Undoing(sweep) => {
+                h.write_u8(5);
+                sweep.hash_relative(elapsed_ms(sweep), mono_now_ms, h);
+            }
         }
     }
 }

@@ -1,0 +1,86 @@
+//! Built-ins of node-redlock's own `extend` (module `redlock::extend` of the model): the
+//! same pause in the middle of an extension under node-redlock 5, which reports the
+//! extension without comparing its expiration with the clock, and under node-redlock 4,
+//! which checks it and, the check failed, unlocks every server.
+//!
+//! The job holds a 10 s lock on three servers, works 1 s, extends and debits. Its process
+//! pauses 12 s just after sending the extension: the servers reset the TTL at about 1 s,
+//! the keys expire at about 11 s, and a second client takes the lock at 11.5 s and works
+//! 5 s. The extension's answers, a quorum of 1s, are read at about 13 s, when the
+//! validity it counts (`start + ttl - drift`, about 10.9 s) is over.
+
+use super::builtin::{account, account_clients, base, client, node, pause_at, stepper};
+use super::*;
+use serde_json::json;
+
+/// `p1`: acquire, read, work 1 s, extend, debit, release, its process paused 12 s at
+/// 1,005 ms (the extension went out at 1,004); `p2` from 11.5 s: 5 s of work.
+fn pause_during_extend(version: &str) -> Scenario {
+    let nodes = ["redis-1", "redis-2", "redis-3"];
+    let protocol = ProtocolSpec::library(
+        "node-redlock",
+        version,
+        json!({ "nodes": nodes, "ttl_ms": 10_000, "retry_ms": [200] }),
+    );
+    let p1 = stepper(
+        "p1",
+        protocol.clone(),
+        0,
+        &[
+            "acquire order_lock",
+            "read",
+            "work 1s",
+            "extend order_lock",
+            "debit",
+            "release order_lock",
+        ],
+    );
+    Scenario {
+        nodes: nodes.iter().map(|n| node(n)).collect(),
+        clients: vec![
+            p1,
+            account_clients(vec![client("p2", protocol, &[5_000], 11_500)]).remove(0),
+        ],
+        network: NetworkSpec {
+            delays_ms: vec![1],
+            ..NetworkSpec::default()
+        },
+        faults: pause_at("p1", 12_000, 1_005),
+        account: Some(account(false, false, false)),
+        oracles: vec![OracleSpec::MeResource, OracleSpec::MeLock],
+        ..base()
+    }
+}
+
+/// node-redlock 5: the extension is reported with its expiration 2 s past, and the debit
+/// lands while the second client holds the lock.
+pub fn node_redlock_5_pause_during_extend() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-pause-during-extend".into(),
+        description: "node-redlock 5's extend() (validity from its start, never checked): a 12 s pause between sending the extension and reading its answers; the quorum read afterwards returns a lock already expired, and the debit lands while the second client holds the lock".into(),
+        expect: Expected::Violated {
+            oracle: "me-resource".into(),
+        },
+        ..pause_during_extend("5.0.0-beta.2")
+    }
+}
+
+/// node-redlock 4: the quorum comes with no validity left, the attempt fails, its unlock
+/// runs on every server (deleting nothing of the second client's), the retries find the
+/// key taken, and the round ends without the debit.
+pub fn node_redlock_4_pause_during_extend() -> Scenario {
+    Scenario {
+        name: "node-redlock-4-pause-during-extend".into(),
+        description: "node-redlock 4's extend() in the same world: the quorum read after the pause has no validity left, so the attempt fails and is unlocked everywhere; the retries find the lock taken, extend() rejects, and the round ends without touching the account".into(),
+        expect: Expected::Safe,
+        ..pause_during_extend("4.2")
+    }
+}
+
+/// Every built-in of this file.
+pub fn all() -> Vec<Scenario> {
+    vec![
+        node_redlock_5_pause_during_extend(),
+        node_redlock_4_pause_during_extend(),
+    ]
+}

@@ -1,0 +1,131 @@
+//! node-redlock's own `extend` (`[clients.protocol.extend]`): each profile stands for its
+//! library's rules, a rule overrides one, a bad rule is refused naming the field, the
+//! scenario file answers as its built-in, and the same pause inside `extend()` breaks 5
+//! and not 4.
+
+use lockcheck::check::{check, Mode};
+use lockcheck::scenario::file::scenario_from_toml;
+use lockcheck::scenario::{builtin, ProtocolSpec};
+use lockcheck_model::lock::redlock::ExtendRules;
+use lockcheck_sim::world::WorldAction;
+use lockcheck_sim::Outcome;
+
+/// One client of `protocol` on three nodes that extends once in the middle of its job.
+fn file_with(protocol: &str) -> String {
+    format!(
+        r#"name = "extend"
+description = "one client that extends"
+
+[[nodes]]
+name = "redis-1"
+[[nodes]]
+name = "redis-2"
+[[nodes]]
+name = "redis-3"
+
+[[clients]]
+name = "p1"
+[clients.protocol]
+nodes = ["redis-1", "redis-2", "redis-3"]
+{protocol}
+[clients.workload]
+steps = ["acquire order_lock", "work 1s", "extend order_lock", "release order_lock"]
+
+[[oracles]]
+kind = "me-lock"
+"#
+    )
+}
+
+fn extend_rules(protocol: &str) -> Result<ExtendRules, String> {
+    let s = scenario_from_toml(&file_with(protocol)).map_err(|e| {
+        format!(
+            "{}: {}",
+            e.field.clone().unwrap_or_default(),
+            e.message.clone()
+        )
+    })?;
+    match s.clients[0].protocol.resolved() {
+        ProtocolSpec::Redlock { extend, .. } => Ok(*extend),
+        other => Err(format!("not Redlock: {other:?}")),
+    }
+}
+
+#[test]
+fn each_library_stands_for_its_extend_and_one_rule_overrides_one() {
+    let of = |library: &str, version: &str| {
+        extend_rules(&format!(
+            "library = \"{library}\"\nversion = \"{version}\"\nttl_ms = 10000"
+        ))
+        .unwrap()
+    };
+    assert_eq!(of("redsync", "4.17"), ExtendRules::REDSYNC);
+    assert_eq!(of("node-redlock", "4.2"), ExtendRules::NODE_REDLOCK_4);
+    assert_eq!(
+        of("node-redlock", "5.0.0-beta.2"),
+        ExtendRules::NODE_REDLOCK_5
+    );
+    // A Redlock table without the sub-table extends as redsync does.
+    let plain = "kind = \"redlock\"\nttl_ms = 10000";
+    assert_eq!(extend_rules(plain), Ok(ExtendRules::REDSYNC));
+    let one_rule = extend_rules(
+        "library = \"node-redlock\"\nversion = \"4.2\"\nttl_ms = 10000\nextend = { unlocks_after_failure = false }",
+    );
+    assert_eq!(
+        one_rule,
+        Ok(ExtendRules {
+            unlocks_after_failure: false,
+            ..ExtendRules::NODE_REDLOCK_4
+        })
+    );
+    let refused = extend_rules(
+        "library = \"node-redlock\"\nversion = \"4.2\"\nttl_ms = 10000\nextend = { unlock_after_failure = true }",
+    )
+    .unwrap_err();
+    assert!(
+        refused.starts_with("clients[0].protocol.extend"),
+        "{refused}"
+    );
+    assert!(refused.contains("unlocks_after_failure"), "{refused}");
+}
+
+#[test]
+fn a_pause_inside_extend_breaks_node_redlock_5_and_not_4() {
+    let broken = check(
+        &builtin::by_name("node-redlock-5-pause-during-extend").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(broken.violated(), Some("me-resource"));
+    let (_, path) = broken.violations()[0];
+    assert!(path
+        .steps
+        .iter()
+        .any(|s| matches!(s.action, WorldAction::Pause { .. })));
+    // The debit lands after p1 resumed, at 13 s.
+    assert!(path.states.last().unwrap().now_ms > 13_000);
+    let safe = check(
+        &builtin::by_name("node-redlock-4-pause-during-extend").unwrap(),
+        Mode::Exhaustive,
+    )
+    .unwrap();
+    assert_eq!(safe.violated(), None);
+    assert_eq!(safe.report.outcome, Outcome::Complete);
+}
+
+#[test]
+fn the_scenario_file_answers_as_its_built_in() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/node-redlock-5-pause-during-extend.toml"
+    );
+    let file = scenario_from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let built_in = builtin::by_name("node-redlock-5-pause-during-extend").unwrap();
+    let (a, b) = (
+        check(&file, Mode::Exhaustive).unwrap(),
+        check(&built_in, Mode::Exhaustive).unwrap(),
+    );
+    assert_eq!(a.violated(), Some("me-resource"));
+    assert_eq!(a.violated(), b.violated());
+    assert_eq!(a.report.stats.unique_states, b.report.stats.unique_states);
+}
