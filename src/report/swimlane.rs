@@ -122,6 +122,14 @@ pub(super) fn owner_text(value: &Value) -> String {
             .first()
             .map(|(f, _)| String::from_utf8_lossy(f).into_owned())
             .unwrap_or_default(),
+        Value::List(items) => items
+            .first()
+            .map(|item| String::from_utf8_lossy(item).into_owned())
+            .unwrap_or_default(),
+        Value::SortedSet(members) => members
+            .first()
+            .map(|(m, _)| String::from_utf8_lossy(m).into_owned())
+            .unwrap_or_default(),
     }
 }
 

@@ -22,6 +22,12 @@ pub const READONLY: &str = "READONLY You can't write against a read only replica
 pub const WAIT_ON_REPLICA: &str = "ERR WAIT cannot be used with replica instances. Please also \
      note that since Redis 4.0 if a replica is configured to be writable (which is not the \
      default) writes to replicas are just local and are not propagated.";
+/// A sorted-set score or increment that is not a number.
+pub const NOT_A_FLOAT: &str = "ERR value is not a valid float";
+/// A score the model does not keep: not an integer of at most 2^53 in magnitude, or a
+/// command form beyond the lock scripts' (a documented limitation, not a Redis error).
+pub const UNMODELLED_FORM: &str =
+    "ERR lockcheck models lists and sorted sets only in the forms lock scripts use (integer scores, no options)";
 /// `WAIT` with a timeout that is not an integer.
 pub const TIMEOUT_NOT_AN_INTEGER: &str = "ERR timeout is not an integer or out of range";
 /// `WAIT` with a negative timeout.

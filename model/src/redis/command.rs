@@ -9,6 +9,7 @@
 //! execution. [`Command::to_argv`] gives the argument vector back, which is how propagated
 //! writes and labels are shown.
 
+use super::collection_command::{ListOp, SortedSetOp};
 use super::scripts::LockScript;
 
 /// A command name of the model's command table.
@@ -28,6 +29,16 @@ pub enum CommandName {
     HIncrBy,
     HExists,
     HKeys,
+    RPush,
+    LPop,
+    LIndex,
+    LRange,
+    LRem,
+    ZAdd,
+    ZScore,
+    ZRem,
+    ZIncrBy,
+    ZRange,
     Publish,
     Subscribe,
     Wait,
@@ -36,7 +47,7 @@ pub enum CommandName {
 
 impl CommandName {
     /// Every known command.
-    pub const ALL: [CommandName; 18] = [
+    pub const ALL: [CommandName; 28] = [
         CommandName::Set,
         CommandName::Get,
         CommandName::MGet,
@@ -51,6 +62,16 @@ impl CommandName {
         CommandName::HIncrBy,
         CommandName::HExists,
         CommandName::HKeys,
+        CommandName::RPush,
+        CommandName::LPop,
+        CommandName::LIndex,
+        CommandName::LRange,
+        CommandName::LRem,
+        CommandName::ZAdd,
+        CommandName::ZScore,
+        CommandName::ZRem,
+        CommandName::ZIncrBy,
+        CommandName::ZRange,
         CommandName::Publish,
         CommandName::Subscribe,
         CommandName::Wait,
@@ -89,6 +110,16 @@ impl CommandName {
             CommandName::HIncrBy => ("hincrby", 4, true),
             CommandName::HExists => ("hexists", 3, false),
             CommandName::HKeys => ("hkeys", 2, false),
+            CommandName::RPush => ("rpush", -3, true),
+            CommandName::LPop => ("lpop", -2, true),
+            CommandName::LIndex => ("lindex", 3, false),
+            CommandName::LRange => ("lrange", 4, false),
+            CommandName::LRem => ("lrem", 4, true),
+            CommandName::ZAdd => ("zadd", -4, true),
+            CommandName::ZScore => ("zscore", 3, false),
+            CommandName::ZRem => ("zrem", -3, true),
+            CommandName::ZIncrBy => ("zincrby", 4, true),
+            CommandName::ZRange => ("zrange", -4, false),
             CommandName::Publish => ("publish", 3, false),
             CommandName::Subscribe => ("subscribe", -2, false),
             CommandName::Wait => ("wait", 3, false),
@@ -221,6 +252,10 @@ pub enum Command {
     HKeys {
         key: Vec<u8>,
     },
+    /// A list command (module `collection_command`).
+    List(ListOp),
+    /// A sorted-set command (module `collection_command`).
+    SortedSet(SortedSetOp),
     Publish {
         channel: Vec<u8>,
         message: Vec<u8>,
@@ -262,6 +297,8 @@ impl Command {
             Command::HIncrBy { .. } => CommandName::HIncrBy,
             Command::HExists { .. } => CommandName::HExists,
             Command::HKeys { .. } => CommandName::HKeys,
+            Command::List(op) => op.name(),
+            Command::SortedSet(op) => op.name(),
             Command::Publish { .. } => CommandName::Publish,
             Command::Subscribe { .. } => CommandName::Subscribe,
             Command::Wait { .. } => CommandName::Wait,
@@ -337,6 +374,8 @@ impl Command {
                 replicas,
                 timeout_ms,
             } => argv.extend([number(*replicas), number(*timeout_ms)]),
+            Command::List(op) => argv.extend(op.args()),
+            Command::SortedSet(op) => argv.extend(op.args()),
             Command::Script(script) => return script.eval_argv(),
             Command::Rejected { .. } => {}
         }

@@ -18,6 +18,8 @@ use super::command::{Command, CommandName, ExpireCondition, Set, SetCondition, S
 use super::keyspace::{Access, Expiry, Fields, KeyEntry, Keyspace, Role, Value};
 use super::reply::Reply;
 
+mod collections;
+
 /// What running one command produced.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Executed {
@@ -148,6 +150,8 @@ impl Execution<'_> {
                     .is_some_and(|h| field_value(h, field).is_some()),
             ))),
             Command::HKeys { key } => self.hkeys(key),
+            Command::List(op) => self.list(op),
+            Command::SortedSet(op) => self.sorted_set(op),
             Command::Publish { channel, message } => Ok(self.publish(channel, message)),
             Command::Subscribe { channels } => Ok(subscribed(channels)),
             Command::Wait { .. } => Ok(Reply::Integer(0)),
@@ -182,7 +186,7 @@ impl Execution<'_> {
         match self.lookup(key).map(|entry| &entry.value) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(Value::Hash(_)) => Err(WRONGTYPE.to_string()),
+            Some(_) => Err(WRONGTYPE.to_string()),
         }
     }
 
@@ -190,7 +194,7 @@ impl Execution<'_> {
         match self.lookup(key).map(|entry| &entry.value) {
             None => Ok(None),
             Some(Value::Hash(hash)) => Ok(Some(hash)),
-            Some(Value::String(_)) => Err(WRONGTYPE.to_string()),
+            Some(_) => Err(WRONGTYPE.to_string()),
         }
     }
 
@@ -276,13 +280,10 @@ impl Execution<'_> {
         let (current, deadline_ms) = match self.lookup(key) {
             None => (0, None),
             Some(KeyEntry {
-                value: Value::Hash(_),
-                ..
-            }) => return Err(WRONGTYPE.to_string()),
-            Some(KeyEntry {
                 value: Value::String(s),
                 deadline_ms,
             }) => (parse_i64(s).ok_or(NOT_AN_INTEGER)?, *deadline_ms),
+            Some(_) => return Err(WRONGTYPE.to_string()),
         };
         let new = current.checked_add(1).ok_or(OVERFLOW)?;
         let value = Value::String(new.to_string().into_bytes());

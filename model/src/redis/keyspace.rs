@@ -38,6 +38,13 @@ pub enum Value {
     String(Vec<u8>),
     /// A hash: `(field, value)` pairs in insertion order, fields distinct.
     Hash(Fields),
+    /// A list, head first (never empty: Redis deletes an emptied list's key).
+    List(Vec<Vec<u8>>),
+    /// A sorted set: `(member, score)` pairs ordered by score, then member, members distinct
+    /// (never empty). Scores are integers here, where Redis keeps doubles: the lock scripts
+    /// store millisecond timestamps, and a score that is not an integer is refused as
+    /// unmodelled.
+    SortedSet(Vec<(Vec<u8>, i64)>),
 }
 
 /// A key's value and its optional absolute expiry deadline (node wall clock, ms).

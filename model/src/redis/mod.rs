@@ -10,7 +10,8 @@
 //!
 //! - [`reply`]: the RESP2 reply.
 //! - [`keyspace`]: keys, values, absolute deadlines, lazy expiry, master and replica views.
-//! - [`command`] and [`parse`]: the typed commands and how an argument vector becomes one.
+//! - [`command`] and [`parse`]: the typed commands and how an argument vector becomes one;
+//!   [`collection_command`]: the list and sorted-set commands lock scripts use.
 //! - [`exec`]: running a command, replication in Redis 7 form (TTLs as `PXAT` deadlines).
 //! - [`scripts`]: the lock scripts (owner-checked release and renewal, Redisson's acquire,
 //!   release, renewal and force-unlock, a fenced acquire), each one atomic step.
@@ -19,10 +20,12 @@
 //! Known differences from a real server, each tested: commands outside the model's table
 //! (`PING`, `HDEL`…) are answered as unknown commands; `EVAL` runs only the lock scripts; an
 //! empty request is answered (Redis skips it); `PUBLISH` answers 0 receivers (the node knows
-//! its subscribers); hashes always keep insertion order (Redis does only while a hash is small,
+//! its subscribers); sorted-set scores are integers, and lists and sorted sets have only the
+//! forms lock scripts use (`LPOP` without a count, `ZADD` and `ZRANGE` without options); hashes always keep insertion order (Redis does only while a hash is small,
 //! at most 128 fields of at most 64 bytes).
 
 pub mod args;
+pub mod collection_command;
 pub mod command;
 pub mod exec;
 pub mod keyspace;
@@ -30,6 +33,7 @@ pub mod parse;
 pub mod reply;
 pub mod scripts;
 
+pub use collection_command::{ListOp, SortedSetOp};
 pub use command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
 pub use exec::Executed;
 pub use keyspace::{Fields, KeyEntry, Keyspace, Role, Value};

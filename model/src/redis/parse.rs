@@ -11,6 +11,7 @@ use super::args::{
     self, is_word, parse_i64, parse_i64_or_err, EVAL_NEGATIVE_KEYS, EVAL_TOO_MANY_KEYS,
     EXPIRE_GT_AND_LT, EXPIRE_NX_AND_OTHERS, SYNTAX, TIMEOUT_NEGATIVE, TIMEOUT_NOT_AN_INTEGER,
 };
+use super::collection_command;
 use super::command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
 use super::reply::Reply;
 use super::scripts::LockScript;
@@ -93,6 +94,16 @@ fn parse_known(name: CommandName, argv: &[Vec<u8>]) -> Result<Command, String> {
             field: at(argv, 2),
         },
         CommandName::HKeys => Command::HKeys { key },
+        CommandName::RPush
+        | CommandName::LPop
+        | CommandName::LIndex
+        | CommandName::LRange
+        | CommandName::LRem
+        | CommandName::ZAdd
+        | CommandName::ZScore
+        | CommandName::ZRem
+        | CommandName::ZIncrBy
+        | CommandName::ZRange => collection_command::parse(name, argv)?,
         CommandName::Publish => Command::Publish {
             channel: key,
             message: at(argv, 2),
