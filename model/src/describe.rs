@@ -7,7 +7,7 @@
 use crate::msg::{
     ClientTimer, DetectorTimer, LockTimer, Msg, ResourceOp, ResourceReply, ServiceTimer, Timer,
 };
-use crate::redis::{Command, Reply, ScriptKind};
+use crate::redis::{Command, FairKind, Reply, ScriptKind};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -39,6 +39,9 @@ fn script_name(kind: ScriptKind) -> &'static str {
         ScriptKind::RedissonRenew => "redisson-renew",
         ScriptKind::RedissonForceUnlock => "redisson-force-unlock",
         ScriptKind::FencedAcquire => "fenced-acquire",
+        ScriptKind::Fair(FairKind::Acquire) => "redisson-fair-acquire",
+        ScriptKind::Fair(FairKind::Release) => "redisson-fair-release",
+        ScriptKind::Fair(FairKind::AcquireFailed) => "redisson-fair-acquire-failed",
     }
 }
 

@@ -13,7 +13,7 @@
 
 mod support;
 
-use lockcheck_model::redis::{Command, Keyspace, LockScript, Reply, Role, Value};
+use lockcheck_model::redis::{Command, FairScript, Keyspace, LockScript, Reply, Role, Value};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use std::cell::RefCell;
@@ -342,8 +342,52 @@ fn script_op() -> impl Strategy<Value = Op> {
                 replace,
             }
         }),
+        fair_script().prop_map(LockScript::Fair),
     ]
     .prop_map(Op::Script)
+}
+
+/// Redisson's fair-lock scripts on lock `k1..3`, queue `q1` and timeouts `q2` (which raw
+/// list and sorted-set commands also touch), at client times a few minutes apart.
+fn fair_script() -> impl Strategy<Value = FairScript> {
+    let key = || bytes(&KEYS);
+    let lockholder = || bytes(&["a:1", "b:2", "c:3"]);
+    let lease = || proptest::sample::select(&[100_000i64, 150_000][..]);
+    let wait = || proptest::sample::select(&[300_000i64, 5_000][..]);
+    let now = || proptest::sample::select(&[1_000_000i64, 1_004_000, 1_400_000][..]);
+    let (queue, timeouts) = (b"q1".to_vec(), b"q2".to_vec());
+    let (q, t) = (queue.clone(), timeouts.clone());
+    let (q2, t2) = (queue.clone(), timeouts.clone());
+    prop_oneof![
+        3 => (key(), lockholder(), lease(), wait(), now()).prop_map(
+            move |(key, field, lease_ms, wait_ms, now_ms)| FairScript::Acquire {
+                key,
+                queue: queue.clone(),
+                timeouts: timeouts.clone(),
+                field,
+                lease_ms,
+                wait_ms,
+                now_ms,
+            }
+        ),
+        2 => (key(), lockholder(), lease(), now()).prop_map(move |(key, field, lease_ms, now_ms)| {
+            FairScript::Release {
+                key: key.clone(),
+                queue: q.clone(),
+                timeouts: t.clone(),
+                channel: [b"redisson_lock__channel:{".as_slice(), &key, b"}"].concat(),
+                field,
+                lease_ms,
+                now_ms,
+            }
+        }),
+        1 => (lockholder(), wait()).prop_map(move |(field, wait_ms)| FairScript::AcquireFailed {
+            queue: q2.clone(),
+            timeouts: t2.clone(),
+            field,
+            wait_ms,
+        }),
+    ]
 }
 
 fn case() -> impl Strategy<Value = Vec<Op>> {
@@ -368,7 +412,10 @@ fn run_op(
             let model = ks
                 .execute(&Command::Script(script.clone()), now_ms, Role::Master)
                 .reply;
-            let acquire = matches!(script, LockScript::RedissonAcquire { .. });
+            let acquire = matches!(
+                script,
+                LockScript::RedissonAcquire { .. } | LockScript::Fair(FairScript::Acquire { .. })
+            );
             (model, request(con, &script.eval_argv()), acquire)
         }
     }
@@ -465,8 +512,13 @@ const COLLECTION_COMMANDS: [&str; 10] = [
 ];
 
 /// What the random cases must have shown at least once between them.
-const MUST_SEE: [&str; 36] = [
+const MUST_SEE: [&str; 41] = [
     "WRONGTYPE",
+    "Fair(Acquire) -> nil",
+    "Fair(Acquire) -> large integer",
+    "Fair(Acquire) -> script error",
+    "Fair(Release) -> small integer",
+    "Fair(AcquireFailed) -> nil",
     "RPUSH -> small integer",
     "LPOP -> bulk",
     "LINDEX -> bulk",

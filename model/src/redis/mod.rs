@@ -28,14 +28,18 @@ pub mod args;
 pub mod collection_command;
 pub mod command;
 pub mod exec;
+pub mod fair_scripts;
+mod fair_sources;
 pub mod keyspace;
 pub mod parse;
 pub mod reply;
+mod script_calls;
 pub mod scripts;
 
 pub use collection_command::{ListOp, SortedSetOp};
 pub use command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
 pub use exec::Executed;
+pub use fair_scripts::{FairKind, FairScript};
 pub use keyspace::{Fields, KeyEntry, Keyspace, Role, Value};
 pub use reply::Reply;
 pub use scripts::{Eval, LockScript, ScriptKind, UNLOCK_MESSAGE};

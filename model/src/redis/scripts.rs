@@ -15,9 +15,14 @@
 //! `EVAL`; [`LockScript::from_eval`] reads such an `EVAL` back.
 
 use super::args::parse_i64;
-use super::command::{number, Command, ExpireCondition, Set, SetCondition, SetExpiry};
+use super::command::{number, Command};
 use super::exec::Execution;
+use super::fair_scripts::FairKind;
+use super::fair_scripts::FairScript;
 use super::reply::Reply;
+use super::script_calls::{
+    get, hexists, hincrby, lua_number, pexpire, pttl, publish_unlock, set_nx_px, through_lua,
+};
 
 /// The message Redisson publishes on unlock (`LockPubSub.UNLOCK_MESSAGE`, the long 0).
 pub const UNLOCK_MESSAGE: &[u8] = b"0";
@@ -83,6 +88,8 @@ pub enum LockScript {
         ms: i64,
         replace: bool,
     },
+    /// One of Redisson's fair-lock scripts (module `fair_scripts`).
+    Fair(FairScript),
 }
 
 /// Which script, without its arguments: the Lua source and its SHA1.
@@ -96,11 +103,13 @@ pub enum ScriptKind {
     RedissonForceUnlock,
     FencedAcquire,
     RedisPyExtend,
+    /// Redisson's fair lock: acquire, release, acquire failed.
+    Fair(FairKind),
 }
 
 impl ScriptKind {
     /// Every script.
-    pub const ALL: [ScriptKind; 8] = [
+    pub const ALL: [ScriptKind; 11] = [
         ScriptKind::CompareAndDelete,
         ScriptKind::CompareAndPexpire,
         ScriptKind::RedissonAcquire,
@@ -109,6 +118,9 @@ impl ScriptKind {
         ScriptKind::RedissonForceUnlock,
         ScriptKind::FencedAcquire,
         ScriptKind::RedisPyExtend,
+        ScriptKind::Fair(FairKind::Acquire),
+        ScriptKind::Fair(FairKind::Release),
+        ScriptKind::Fair(FairKind::AcquireFailed),
     ];
 
     /// The Lua source, byte for byte what the client sends (Redisson's concatenated Java
@@ -180,6 +192,7 @@ impl ScriptKind {
                 (2, 2),
             ),
             ScriptKind::RedisPyExtend => (REDIS_PY_EXTEND, REDIS_PY_EXTEND_SHA1, (1, 3)),
+            ScriptKind::Fair(kind) => FairScript::facts(kind),
         }
     }
 }
@@ -231,11 +244,17 @@ impl LockScript {
             LockScript::RedissonForceUnlock { .. } => ScriptKind::RedissonForceUnlock,
             LockScript::FencedAcquire { .. } => ScriptKind::FencedAcquire,
             LockScript::RedisPyExtend { .. } => ScriptKind::RedisPyExtend,
+            LockScript::Fair(script) => ScriptKind::Fair(script.kind()),
         }
     }
 
     /// The Lua source with this script's KEYS and ARGV.
     pub fn eval(&self) -> Eval {
+        if let LockScript::Fair(script) = self {
+            let (keys, args) = script.keys_and_args();
+            let source = self.kind().source();
+            return Eval { source, keys, args };
+        }
         let (keys, args) = match self {
             LockScript::CompareAndDelete { key, token } => (vec![key], vec![token.clone()]),
             LockScript::CompareAndPexpire { key, token, ttl_ms } => {
@@ -281,6 +300,7 @@ impl LockScript {
                     vec![token.clone(), number(*ms), replace.to_vec()],
                 )
             }
+            LockScript::Fair(_) => unreachable!("answered above"),
         };
         Eval {
             source: self.kind().source(),
@@ -353,6 +373,7 @@ impl LockScript {
                 ms: num(1)?,
                 replace: args[2] != b"0",
             },
+            ScriptKind::Fair(kind) => LockScript::Fair(FairScript::read(kind, keys, args)?),
             ScriptKind::RedissonRelease | ScriptKind::RedissonForceUnlock => return None,
         })
     }
@@ -434,6 +455,7 @@ impl LockScript {
                 };
                 Ok(through_lua(cx.call(&counter)?))
             }
+            LockScript::Fair(script) => script.body(cx),
             LockScript::RedisPyExtend { .. } => unreachable!("`run` runs the multi-line script"),
         }
     }
@@ -507,79 +529,4 @@ fn redis_py_extend(
     };
     cx.call(&pexpire(key, new_ttl_ms)).map_err(at(18))?;
     Ok(Reply::Integer(1))
-}
-
-/// A `redis.call` reply returned from Lua: integers go through a Lua number (a double) and
-/// back as the C cast does it on x86-64 (out of range gives `i64::MIN`).
-fn through_lua(reply: Reply) -> Reply {
-    match reply {
-        Reply::Integer(n) => Reply::Integer(double_to_i64(n as f64)),
-        other => other,
-    }
-}
-
-fn double_to_i64(x: f64) -> i64 {
-    const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
-    if (-TWO_POW_63..TWO_POW_63).contains(&x) {
-        x as i64
-    } else {
-        i64::MIN
-    }
-}
-
-/// An integer reply as the Lua number a script compares.
-fn lua_number(reply: Reply) -> f64 {
-    match reply {
-        Reply::Integer(n) => n as f64,
-        _ => 0.0,
-    }
-}
-
-fn get(key: &[u8]) -> Command {
-    Command::Get { key: key.to_vec() }
-}
-
-fn pttl(key: &[u8]) -> Command {
-    Command::PTtl { key: key.to_vec() }
-}
-
-fn pexpire(key: &[u8], ttl_ms: i64) -> Command {
-    let condition = ExpireCondition::default();
-    Command::PExpire {
-        key: key.to_vec(),
-        ttl_ms,
-        condition,
-    }
-}
-
-fn hexists(key: &[u8], field: &[u8]) -> Command {
-    Command::HExists {
-        key: key.to_vec(),
-        field: field.to_vec(),
-    }
-}
-
-fn hincrby(key: &[u8], field: &[u8], increment: i64) -> Command {
-    Command::HIncrBy {
-        key: key.to_vec(),
-        field: field.to_vec(),
-        increment,
-    }
-}
-
-fn publish_unlock(channel: &[u8]) -> Command {
-    Command::Publish {
-        channel: channel.to_vec(),
-        message: UNLOCK_MESSAGE.to_vec(),
-    }
-}
-
-fn set_nx_px(key: &[u8], token: &[u8], ttl_ms: i64) -> Command {
-    Command::Set(Set {
-        key: key.to_vec(),
-        value: token.to_vec(),
-        condition: Some(SetCondition::Nx),
-        get: false,
-        expiry: SetExpiry::Px(ttl_ms),
-    })
 }
