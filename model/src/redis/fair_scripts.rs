@@ -172,84 +172,105 @@ impl FairScript {
 
     pub(super) fn body(&self, cx: &mut Execution) -> Result<Reply, String> {
         match self {
-            FairScript::Acquire {
-                key,
-                queue,
-                timeouts,
-                field,
-                lease_ms,
-                wait_ms,
-                now_ms,
-            } => {
-                drop_stale(cx, queue, timeouts, *now_ms)?;
-                if lock_free_for(cx, key, queue, field)? {
-                    lpop(cx, queue)?;
-                    cx.call(&zrem(timeouts, field))?;
-                    let waiting = zrange_all(cx, timeouts)?;
-                    shift_timeouts(cx, timeouts, &waiting, *wait_ms)?;
-                    cx.call(&Command::HSet {
-                        key: key.clone(),
-                        pairs: vec![(field.clone(), b"1".to_vec())],
-                    })?;
-                    cx.call(&pexpire(key, *lease_ms))?;
-                    return Ok(Reply::nil());
-                }
-                if cx.call(&hexists(key, field))? == Reply::Integer(1) {
-                    cx.call(&hincrby(key, field, 1))?;
-                    cx.call(&pexpire(key, *lease_ms))?;
-                    return Ok(Reply::nil());
-                }
-                queue_up(cx, (key, queue, timeouts), field, *wait_ms, *now_ms)
-            }
-            FairScript::Release {
-                key,
-                queue,
-                timeouts,
-                channel,
-                field,
-                lease_ms,
-                now_ms,
-            } => {
-                drop_stale(cx, queue, timeouts, *now_ms)?;
-                let exists = Command::Exists {
-                    keys: vec![key.clone()],
-                };
-                if cx.call(&exists)? == Reply::Integer(0) {
-                    notify_next(cx, queue, channel)?;
-                    return Ok(Reply::Integer(1));
-                }
-                if cx.call(&hexists(key, field))? == Reply::Integer(0) {
-                    return Ok(Reply::nil());
-                }
-                if lua_number(cx.call(&hincrby(key, field, -1))?) > 0.0 {
-                    cx.call(&pexpire(key, *lease_ms))?;
-                    return Ok(Reply::Integer(0));
-                }
-                cx.call(&Command::del(key))?;
-                notify_next(cx, queue, channel)?;
-                Ok(Reply::Integer(1))
-            }
-            FairScript::AcquireFailed {
-                queue,
-                timeouts,
-                field,
-                wait_ms,
-            } => {
-                let waiters = lrange_all(cx, queue)?;
-                let behind = waiters
-                    .iter()
-                    .position(|w| w == field)
-                    .map_or(&[][..], |i| &waiters[i + 1..]);
-                shift_timeouts(cx, timeouts, behind, *wait_ms)?;
-                cx.call(&zrem(timeouts, field))?;
-                cx.call(&Command::List(ListOp::LRem {
-                    key: queue.clone(),
-                    count: 0,
-                    element: field.clone(),
-                }))?;
-                Ok(Reply::nil())
-            }
+            FairScript::Acquire { .. } => self.acquire(cx),
+            FairScript::Release { .. } => self.release(cx),
+            FairScript::AcquireFailed { .. } => self.acquire_failed(cx),
         }
+    }
+
+    /// The acquire script.
+    fn acquire(&self, cx: &mut Execution) -> Result<Reply, String> {
+        let FairScript::Acquire {
+            key,
+            queue,
+            timeouts,
+            field,
+            lease_ms,
+            wait_ms,
+            now_ms,
+        } = self
+        else {
+            unreachable!("`body` hands over its own kind")
+        };
+        drop_stale(cx, queue, timeouts, *now_ms)?;
+        if lock_free_for(cx, key, queue, field)? {
+            lpop(cx, queue)?;
+            cx.call(&zrem(timeouts, field))?;
+            let waiting = zrange_all(cx, timeouts)?;
+            shift_timeouts(cx, timeouts, &waiting, *wait_ms)?;
+            cx.call(&Command::HSet {
+                key: key.clone(),
+                pairs: vec![(field.clone(), b"1".to_vec())],
+            })?;
+            cx.call(&pexpire(key, *lease_ms))?;
+            return Ok(Reply::nil());
+        }
+        if cx.call(&hexists(key, field))? == Reply::Integer(1) {
+            cx.call(&hincrby(key, field, 1))?;
+            cx.call(&pexpire(key, *lease_ms))?;
+            return Ok(Reply::nil());
+        }
+        queue_up(cx, (key, queue, timeouts), field, *wait_ms, *now_ms)
+    }
+
+    /// The release script.
+    fn release(&self, cx: &mut Execution) -> Result<Reply, String> {
+        let FairScript::Release {
+            key,
+            queue,
+            timeouts,
+            channel,
+            field,
+            lease_ms,
+            now_ms,
+        } = self
+        else {
+            unreachable!("`body` hands over its own kind")
+        };
+        drop_stale(cx, queue, timeouts, *now_ms)?;
+        let exists = Command::Exists {
+            keys: vec![key.clone()],
+        };
+        if cx.call(&exists)? == Reply::Integer(0) {
+            notify_next(cx, queue, channel)?;
+            return Ok(Reply::Integer(1));
+        }
+        if cx.call(&hexists(key, field))? == Reply::Integer(0) {
+            return Ok(Reply::nil());
+        }
+        if lua_number(cx.call(&hincrby(key, field, -1))?) > 0.0 {
+            cx.call(&pexpire(key, *lease_ms))?;
+            return Ok(Reply::Integer(0));
+        }
+        cx.call(&Command::del(key))?;
+        notify_next(cx, queue, channel)?;
+        Ok(Reply::Integer(1))
+    }
+
+    /// The acquire-failed script.
+    fn acquire_failed(&self, cx: &mut Execution) -> Result<Reply, String> {
+        let FairScript::AcquireFailed {
+            queue,
+            timeouts,
+            field,
+            wait_ms,
+        } = self
+        else {
+            unreachable!("`body` hands over its own kind")
+        };
+        let waiters = lrange_all(cx, queue)?;
+        let behind = waiters
+            .iter()
+            .position(|w| w == field)
+            .map_or(&[][..], |i| &waiters[i + 1..]);
+        shift_timeouts(cx, timeouts, behind, *wait_ms)?;
+        cx.call(&zrem(timeouts, field))?;
+        cx.call(&Command::List(ListOp::LRem {
+            key: queue.clone(),
+            count: 0,
+            element: field.clone(),
+        }))?;
+        Ok(Reply::nil())
     }
 }
 
