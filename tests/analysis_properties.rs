@@ -108,6 +108,7 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         generation: Generation::From3_44,
         request_timeout_ms: 10 * lease_ms,
         servers: Default::default(),
+        fair: None,
     };
     let mut s = one_node_world(vec![
         client_spec("client-1", &protocol, 3 * lease_ms, 0),

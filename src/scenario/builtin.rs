@@ -61,6 +61,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_profiles::all())
     .chain(super::builtin_node_redlock_5::all())
     .chain(super::builtin_node_redlock_extend::all())
+    .chain(super::builtin_redisson_fair::all())
     .chain(super::builtin_steps::all())
     .collect()
 }

@@ -146,6 +146,7 @@ pub fn redisson_late_unlock() -> Scenario {
             generation: Generation::UpTo3_43,
             request_timeout_ms: 3_000,
             servers: Default::default(),
+            fair: None,
         };
         client(name, protocol, &[work_ms], start)
     };

@@ -20,6 +20,7 @@ fn redisson(lease_ms: Option<u64>, wait_ms: Option<u64>) -> ProtocolSpec {
         generation: Generation::UpTo3_43,
         request_timeout_ms: 3_000,
         servers: Default::default(),
+        fair: None,
     }
 }
 

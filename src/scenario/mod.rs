@@ -14,6 +14,7 @@ pub mod builtin_node_redlock_extend;
 pub mod builtin_profiles;
 pub mod builtin_progress;
 pub mod builtin_redisson;
+pub mod builtin_redisson_fair;
 pub mod builtin_redisson_replicas;
 pub mod builtin_redlock;
 pub mod builtin_redlock_baseline;
@@ -38,7 +39,9 @@ pub mod suggest;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
-pub use protocol::{AutoExtensionSpec, ProtocolSpec, ServersMode, ServersSpec, WatchdogSpec};
+pub use protocol::{
+    AutoExtensionSpec, FairSpec, ProtocolSpec, ServersMode, ServersSpec, WatchdogSpec,
+};
 
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};

@@ -10,7 +10,7 @@ pub use redisson_servers::{ServersMode, ServersSpec};
 
 use super::duration;
 use super::profiles::{LibrarySpec, Table};
-use lockcheck_model::lock::redisson::{Generation, Redisson};
+use lockcheck_model::lock::redisson::{FairLock, Generation, Redisson};
 use lockcheck_model::lock::redlock::{
     AttemptRules, Dispatch, DriftRounding, ExtendRules, Redlock, RenewCount, Watchdog,
 };
@@ -143,6 +143,9 @@ pub enum ProtocolSpec {
         /// One server, a master with replicas, or Sentinel; and the `WAIT` after each script.
         #[serde(default, skip_serializing_if = "ServersSpec::is_default")]
         servers: ServersSpec,
+        /// `getFairLock`: waiters queue and are woken in order (`fair = {}`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fair: Option<FairSpec>,
     },
     /// A client library's version, with its defaults and the fields the table overrides.
     #[serde(skip)]
@@ -211,6 +214,20 @@ pub struct WatchdogSpec {
     /// `extended`: only a real extension counts.
     #[serde(default = "any_answer")]
     pub counts: RenewCount,
+}
+
+/// Redisson's fair lock (`getFairLock`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairSpec {
+    /// `threadWaitTime`: how long a waiter keeps its place in the queue (5 min).
+    #[serde(default = "default_thread_wait_ms")]
+    #[serde(deserialize_with = "duration::ms")]
+    pub thread_wait_ms: u64,
+}
+
+fn default_thread_wait_ms() -> u64 {
+    FairLock::REDISSON.thread_wait_ms
 }
 
 /// node-redlock 5's automatic extension (`using`).
@@ -360,6 +377,7 @@ impl ProtocolSpec {
             generation: r.generation,
             request_timeout_ms: r.request_timeout_ms,
             servers: ServersSpec::default(),
+            fair: None,
         }
     }
 

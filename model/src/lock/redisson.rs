@@ -31,14 +31,16 @@
 //! are a request kind plus a 2-bit sequence number, so a late answer (to a timed-out request)
 //! is told apart from the current one; the state holds no counter that grows without bound.
 
+mod fair;
 mod servers;
 mod watchdog;
 
+pub use fair::FairLock;
 pub use servers::{NoneSynced, ReplicaSync, Servers, NONE_SYNCED};
 
 use super::engine::{Engine, LockEvent, LockIo};
 use crate::msg::{LockTimer, Msg};
-use crate::redis::{Command, LockScript, Reply, UNLOCK_MESSAGE};
+use crate::redis::{Command, Reply, UNLOCK_MESSAGE};
 use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::Hash;
@@ -79,6 +81,8 @@ pub struct Redisson {
     pub request_timeout_ms: u64,
     /// One server, a master with replicas, or a master found through Sentinel.
     pub servers: Servers,
+    /// `getFairLock`: waiters queue and are woken in order (module `fair`).
+    pub fair: Option<FairLock>,
 }
 
 impl std::fmt::Debug for Redisson {
@@ -94,6 +98,9 @@ impl std::fmt::Debug for Redisson {
             .field("request_timeout_ms", &self.request_timeout_ms);
         if self.servers != Servers::Single {
             d.field("servers", &self.servers);
+        }
+        if let Some(fair) = &self.fair {
+            d.field("fair", fair);
         }
         d.finish()
     }
@@ -198,6 +205,7 @@ impl Redisson {
             generation: Generation::UpTo3_43,
             request_timeout_ms: 3_000,
             servers: Servers::Single,
+            fair: None,
         }
     }
 
@@ -293,11 +301,7 @@ impl Redisson {
 
     /// One `tryAcquire`: the acquire script.
     fn attempt(&self, state: &mut RedissonState, looping: bool, io: &mut LockIo) {
-        let script = LockScript::RedissonAcquire {
-            key: io.key.to_vec(),
-            field: Self::field(io.owner),
-            lease_ms: self.lease_ms() as i64,
-        };
+        let script = self.acquire_script(io);
         let tag = self.send(state, ACQUIRE, Command::Script(script), io);
         state.phase = RedissonPhase::Acquiring { tag, looping };
     }
@@ -339,7 +343,7 @@ impl Redisson {
             self.attempt(state, true, io);
             return None;
         }
-        let channels = vec![Self::channel(io.key)];
+        let channels = vec![self.latch_channel(io)];
         let tag = self.send(state, SUBSCRIBE, Command::Subscribe { channels }, io);
         state.phase = RedissonPhase::Subscribing { tag };
         None
@@ -414,6 +418,7 @@ impl Redisson {
     }
 
     fn give_up(&self, state: &mut RedissonState, io: &mut LockIo) -> LockEvent {
+        self.leave_queue(state, io);
         self.leave_loop(state, RedissonPhase::Idle, io);
         LockEvent::GaveUp
     }
@@ -428,12 +433,7 @@ impl Redisson {
 
     /// Sends the release script; returns its tag.
     fn send_release(&self, state: &mut RedissonState, io: &mut LockIo) -> u16 {
-        let script = LockScript::RedissonRelease {
-            key: io.key.to_vec(),
-            channel: Self::channel(io.key),
-            field: Self::field(io.owner),
-            lease_ms: self.lease_ms() as i64,
-        };
+        let script = self.release_script(io);
         self.send(state, RELEASE, Command::Script(script), io)
     }
 
@@ -554,7 +554,7 @@ impl Engine for Redisson {
         message: &[u8],
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        if message != UNLOCK_MESSAGE || channel != Self::channel(io.key) {
+        if message != UNLOCK_MESSAGE || channel != self.latch_channel(io) {
             return None;
         }
         match state.phase {

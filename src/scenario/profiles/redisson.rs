@@ -70,6 +70,7 @@ fn with_generation(generation: Generation) -> ProtocolSpec {
             generation,
             request_timeout_ms,
             servers,
+            fair: None,
         },
         _ => unreachable!("redisson_lock is a Redisson spec"),
     }

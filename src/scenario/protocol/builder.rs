@@ -4,7 +4,7 @@
 use super::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
 use crate::scenario::build::{error, positive, Names, ScenarioError};
 use crate::scenario::Scenario;
-use lockcheck_model::lock::redisson::Redisson;
+use lockcheck_model::lock::redisson::{FairLock, Redisson};
 use lockcheck_model::lock::redlock::{AutoExtension, Redlock, Watchdog};
 use lockcheck_model::lock::single::{GiveUpCheck, SingleNode};
 use lockcheck_model::lock::Protocol;
@@ -192,6 +192,7 @@ impl Builder<'_> {
             generation,
             request_timeout_ms,
             servers,
+            fair,
         } = p
         else {
             unreachable!("Builder::build hands Redisson specs only to Builder::redisson")
@@ -209,6 +210,11 @@ impl Builder<'_> {
         }
         if let Some(wait) = wait_ms {
             r = r.with_wait_ms(*wait);
+        }
+        if let Some(fair) = fair {
+            r.fair = Some(FairLock {
+                thread_wait_ms: self.positive(fair.thread_wait_ms, "fair.thread_wait_ms")?,
+            });
         }
         Ok(r)
     }
