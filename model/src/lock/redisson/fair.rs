@@ -56,7 +56,7 @@ impl Redisson {
                 key,
                 field,
                 lease_ms,
-                wait_ms: self.queue_wait_ms(),
+                wait_ms: self.queue_wait_ms(io),
                 now_ms: io.now().wall_ms,
             }),
         }
@@ -103,15 +103,16 @@ impl Redisson {
             queue: queue(io.key),
             timeouts: timeouts(io.key),
             field: Self::field(io.owner),
-            wait_ms: self.queue_wait_ms(),
+            wait_ms: self.queue_wait_ms(io),
         };
         self.send(state, LEAVE, Command::Script(LockScript::Fair(script)), io);
     }
 
-    /// `wait` in the scripts: `tryLock`'s wait time, else `threadWaitTime`.
-    fn queue_wait_ms(&self) -> i64 {
+    /// `wait` in the scripts: `tryLock`'s wait time (the step's `within`, else the
+    /// protocol's), else `threadWaitTime`.
+    fn queue_wait_ms(&self, io: &LockIo) -> i64 {
         let thread_wait_ms = self.fair.map_or(0, |f| f.thread_wait_ms);
-        self.wait_ms.unwrap_or(thread_wait_ms) as i64
+        io.within_ms.or(self.wait_ms).unwrap_or(thread_wait_ms) as i64
     }
 }
 
