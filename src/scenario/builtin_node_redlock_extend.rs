@@ -9,7 +9,7 @@
 //! 5 s. The extension's answers, a quorum of 1s, are read at about 13 s, when the
 //! validity it counts (`start + ttl - drift`, about 10.9 s) is over.
 
-use super::builtin::{account, account_clients, base, client, node, pause_at, stepper};
+use super::builtin::{account, base, client, node, pause_at, stepper};
 use super::*;
 use serde_json::json;
 
@@ -35,12 +35,11 @@ fn pause_during_extend(version: &str) -> Scenario {
             "release order_lock",
         ],
     );
+    let mut p2 = client("p2", protocol, &[5_000], 11_500);
+    p2.workload.uses_account = true;
     Scenario {
         nodes: nodes.iter().map(|n| node(n)).collect(),
-        clients: vec![
-            p1,
-            account_clients(vec![client("p2", protocol, &[5_000], 11_500)]).remove(0),
-        ],
+        clients: vec![p1, p2],
         network: NetworkSpec {
             delays_ms: vec![1],
             ..NetworkSpec::default()

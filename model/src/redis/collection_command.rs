@@ -69,11 +69,9 @@ pub enum SortedSetOp {
 const MAX_SCORE: i64 = 1 << 53;
 
 /// A score as `ZADD` and `ZINCRBY` read it: a number (`strtod`), here an integer.
-pub(crate) fn parse_score(arg: &[u8]) -> Result<i64, String> {
+fn parse_score(arg: &[u8]) -> Result<i64, String> {
     if let Some(n) = parse_i64(arg) {
-        return (n.abs() <= MAX_SCORE)
-            .then_some(n)
-            .ok_or_else(|| UNMODELLED_FORM.to_string());
+        return kept_score(Some(n));
     }
     let text = std::str::from_utf8(arg).map_err(|_| NOT_A_FLOAT.to_string())?;
     match text.parse::<f64>() {
@@ -82,6 +80,13 @@ pub(crate) fn parse_score(arg: &[u8]) -> Result<i64, String> {
         }
         _ => Err(NOT_A_FLOAT.to_string()),
     }
+}
+
+/// A score the model keeps exactly (`None`: it overflowed), or the unmodelled-form error.
+pub(crate) fn kept_score(score: Option<i64>) -> Result<i64, String> {
+    score
+        .filter(|n| n.abs() <= MAX_SCORE)
+        .ok_or_else(|| UNMODELLED_FORM.to_string())
 }
 
 /// Parses a list or sorted-set command whose name and arity were checked.

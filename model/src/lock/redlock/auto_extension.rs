@@ -116,11 +116,7 @@ impl Redlock {
             return Some(self.held_until(valid_until_ms));
         }
         state.failed_renewals = (state.failed_renewals + 1).min(FAILED_RENEWALS_CAP);
-        state.failed_attempts = state.failed_attempts.saturating_add(1);
-        if self
-            .max_attempts
-            .is_none_or(|max| state.failed_attempts < max)
-        {
+        if self.another_attempt(state) {
             io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());
             return None;
         }
@@ -128,6 +124,14 @@ impl Redlock {
             return self.begin_extension(state, io);
         }
         self.abort(state)
+    }
+
+    /// Counts a failed attempt of an extension (automatic or the caller's): whether the
+    /// attempts allowed leave another.
+    pub(super) fn another_attempt(&self, state: &mut RedlockState) -> bool {
+        state.failed_attempts = state.failed_attempts.saturating_add(1);
+        self.max_attempts
+            .is_none_or(|max| state.failed_attempts < max)
     }
 
     /// The routine's signal is aborted: no more extensions.

@@ -161,13 +161,10 @@ impl Redlock {
         state: &mut RedlockState,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
+        let left = self.another_attempt(state);
         let Phase::Holding { watch, .. } = &mut state.phase else {
             return None;
         };
-        state.failed_attempts = state.failed_attempts.saturating_add(1);
-        let left = self
-            .max_attempts
-            .is_none_or(|max| state.failed_attempts < max);
         if self.extend.retries && left {
             *watch = Watch::Retrying;
             io.set_timer_among(LockTimer::Retry, self.retry_ms.clone());

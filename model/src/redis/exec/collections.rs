@@ -5,7 +5,7 @@
 //! where the server (nothing changed) propagates nothing.
 
 use super::super::args::{parse_i64, NOT_AN_INTEGER, WRONGTYPE};
-use super::super::collection_command::{parse_score, ListOp, SortedSetOp};
+use super::super::collection_command::{kept_score, ListOp, SortedSetOp};
 use super::super::command::Command;
 use super::super::keyspace::{KeyEntry, Value};
 use super::super::reply::Reply;
@@ -89,8 +89,7 @@ impl Execution<'_> {
             } => {
                 let set = self.write_sorted_set(key)?;
                 let old = score_of(set, member).unwrap_or(0);
-                let new = old.checked_add(*increment).map(|n| n.to_string());
-                let new = parse_score(new.unwrap_or_default().as_bytes())?;
+                let new = kept_score(old.checked_add(*increment))?;
                 place(set, member, |_| new);
                 Reply::bulk(new.to_string())
             }
