@@ -9,7 +9,9 @@
 //! relative TTL compare the same way on both sides (PEXPIRE GT/LT). Relative and absolute TTL
 //! values of the generator are at least 9 s apart, far more than a case lasts. A reply that
 //! is a remaining TTL (`PTTL`, Redisson's acquire when the lock is taken) is compared with a
-//! tolerance (`support::real_redis::TTL_TOLERANCE_MS`) when both sides are non-negative, exactly otherwise.
+//! tolerance (`support::real_redis::TTL_TOLERANCE_MS`) when both sides are non-negative, exactly
+//! otherwise. So is a sorted-set score that is a time (a fair-lock timeout, which may hold the
+//! lock's PTTL: `TIME_SCORES_FROM_MS`); other scores are compared exactly.
 
 mod conformance_ops;
 mod support;
@@ -21,7 +23,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use support::real_redis::{agree, request, request_words, RealRedis};
+use support::real_redis::{
+    agree, request, request_words, scores_agree, RealRedis, TIME_SCORES_FROM_MS,
+};
 use support::wall::{wall_ms, wall_ms_after};
 
 const KEYS: [&str; 3] = ["k1", "k2", "k3"];
@@ -49,11 +53,49 @@ impl Arg {
     }
 }
 
+/// What a reply reads, and so how closely the model's must match the server's.
+#[derive(Clone, Copy, Debug)]
+enum Reading {
+    /// Exactly.
+    Exact,
+    /// A remaining TTL: see [`agree`].
+    Ttl,
+    /// A sorted-set score, which may be a time: see [`scores_agree`].
+    Score,
+}
+
+impl Reading {
+    fn of(args: &[Arg]) -> Reading {
+        let is =
+            |word: &str| matches!(args.first(), Some(Arg::Lit(w)) if w.eq_ignore_ascii_case(word));
+        if is("PTTL") {
+            Reading::Ttl
+        } else if is("ZSCORE") || is("ZINCRBY") {
+            Reading::Score
+        } else {
+            Reading::Exact
+        }
+    }
+
+    fn agree(self, model: &Reply, real: &Reply) -> bool {
+        match self {
+            Reading::Exact => model == real,
+            Reading::Ttl => agree(model, real, true),
+            Reading::Score => scores_agree(model, real, is_time_score),
+        }
+    }
+}
+
+/// Scores from the fair-lock scripts' timeouts, which may hold a lock's PTTL.
+fn is_time_score(score: i64) -> bool {
+    score >= TIME_SCORES_FROM_MS
+}
+
 /// One step of a case.
 #[derive(Clone, Debug)]
 enum Op {
-    /// A raw command; `ttl_valued` if its reply is a remaining TTL.
-    Raw { args: Vec<Arg>, ttl_valued: bool },
+    /// A raw command and what its reply reads.
+    Raw { args: Vec<Arg>, reading: Reading },
     /// A lock script: `EVAL` on the server, `Command::Script` in the model.
     Script(LockScript),
 }
@@ -230,18 +272,15 @@ fn raw_op() -> impl Strategy<Value = Op> {
         if chance == 0 && args.len() > 1 {
             args.truncate(1 + cut.index(args.len() - 1));
         }
-        let is_pttl = matches!(args.first(), Some(Arg::Lit(w)) if w.eq_ignore_ascii_case("pttl"));
-        Op::Raw {
-            args,
-            ttl_valued: is_pttl,
-        }
+        let reading = Reading::of(&args);
+        Op::Raw { args, reading }
     })
 }
 
 fn pttl_op() -> impl Strategy<Value = Op> {
     key().prop_map(|k| Op::Raw {
         args: with(&["PTTL"], vec![k]),
-        ttl_valued: true,
+        reading: Reading::Ttl,
     })
 }
 
@@ -316,18 +355,18 @@ fn case() -> impl Strategy<Value = Vec<Op>> {
     proptest::collection::vec(op, 5..50)
 }
 
-/// Runs one op on both sides at `now_ms`: (model reply, real reply, TTL-valued).
+/// Runs one op on both sides at `now_ms`: (model reply, real reply, what the reply reads).
 fn run_op(
     op: &Op,
     ks: &mut Keyspace,
     con: &mut redis::Connection,
     now_ms: i64,
-) -> (Reply, Reply, bool) {
+) -> (Reply, Reply, Reading) {
     match op {
-        Op::Raw { args, ttl_valued } => {
+        Op::Raw { args, reading } => {
             let argv: Vec<Vec<u8>> = args.iter().map(|a| a.resolve(now_ms)).collect();
             let model = ks.execute_argv(&argv, now_ms, Role::Master).reply;
-            (model, request(con, &argv), *ttl_valued)
+            (model, request(con, &argv), *reading)
         }
         Op::Script(script) => {
             let model = ks
@@ -337,7 +376,12 @@ fn run_op(
                 script,
                 LockScript::RedissonAcquire { .. } | LockScript::Fair(FairScript::Acquire { .. })
             );
-            (model, request(con, &script.eval_argv()), acquire)
+            let reading = if acquire {
+                Reading::Ttl
+            } else {
+                Reading::Exact
+            };
+            (model, request(con, &script.eval_argv()), reading)
         }
     }
 }
@@ -383,8 +427,12 @@ fn compare_key(ks: &Keyspace, con: &mut redis::Connection, key: &str) -> Result<
     let model_pttl = entry.map_or(-2, |e| e.deadline_ms.map_or(-1, |d| d - now_ms));
     let real_pttl = request_words(con, &["PTTL", key]);
     let types_agree = real_type == Reply::Status(model_type.to_string());
+    let values_agree = |model: &Reply, real: &Reply| match model_type {
+        "zset" => scores_agree(model, real, is_time_score),
+        _ => model == real,
+    };
     if !types_agree
-        || model_value != real_value
+        || !values_agree(&model_value, &real_value)
         || !agree(&Reply::Integer(model_pttl), &real_pttl, true)
     {
         return Err(format!(
@@ -487,11 +535,11 @@ fn run_case(
     let mut last_ms = wall_ms();
     for (i, op) in ops.iter().enumerate() {
         let now_ms = wall_ms_after(last_ms);
-        let (model, real, ttl_valued) = run_op(op, &mut ks, con, now_ms);
+        let (model, real, reading) = run_op(op, &mut ks, con, now_ms);
         last_ms = wall_ms();
         seen.insert(label(op, &real));
         prop_assert!(
-            agree(&model, &real, ttl_valued),
+            reading.agree(&model, &real),
             "step {} {:?}: model {:?}, real {:?}",
             i,
             op,

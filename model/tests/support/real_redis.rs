@@ -212,6 +212,36 @@ pub fn agree(model: &Reply, real: &Reply, ttl_valued: bool) -> bool {
     }
 }
 
+/// Sorted-set scores at least this large are times: a fair-lock timeout is a lock's PTTL plus
+/// client times, and the conformance generators' client times start at 1,000,000 ms.
+pub const TIME_SCORES_FROM_MS: i64 = 1_000_000;
+
+/// Whether the model's scores agree with the server's, for a single score (`ZSCORE`,
+/// `ZINCRBY`) or a sorted set as member/score pairs: the same members in the same order, each
+/// score exactly, or within [`TTL_TOLERANCE_MS`] where `is_time` says it may hold a PTTL (read
+/// a moment apart on the two sides).
+pub fn scores_agree(model: &Reply, real: &Reply, is_time: impl Fn(i64) -> bool) -> bool {
+    let score = |r: &Reply| match r {
+        Reply::Bulk(Some(b)) => String::from_utf8_lossy(b).parse::<i64>().ok(),
+        _ => None,
+    };
+    let one_agrees = |m: &Reply, r: &Reply| match (score(m), score(r)) {
+        (Some(a), Some(b)) if is_time(b) => (a - b).abs() <= TTL_TOLERANCE_MS,
+        _ => m == r,
+    };
+    match (model, real) {
+        (Reply::Array(Some(m)), Reply::Array(Some(r))) => {
+            m.len() == r.len()
+                && m.chunks(2).zip(r.chunks(2)).all(|(m, r)| {
+                    m.len() == r.len()
+                        && m[0] == r[0]
+                        && m[1..].iter().zip(&r[1..]).all(|(m, r)| one_agrees(m, r))
+                })
+        }
+        _ => one_agrees(model, real),
+    }
+}
+
 /// A RESP2 value from the `redis` crate as the model's reply.
 pub fn to_reply(value: redis::Value) -> Reply {
     match value {
