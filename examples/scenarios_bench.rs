@@ -14,6 +14,11 @@ use lockcheck_sim::{Outcome, Reductions, Symmetry};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The allocator the `lockcheck` binary uses (see `src/main.rs`), so that the figures are
+/// the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One exhaustive run's figures.
 struct Figures {
     states: u64,
