@@ -149,6 +149,16 @@ impl Actor for Process {
         dispatch!(self, state, |a, s| a.on_message(s, from, msg, ctx))
     }
 
+    fn on_message_lent(
+        &self,
+        state: &mut ProcessState,
+        from: ProcessId,
+        msg: &Msg,
+        ctx: &mut RedisContext,
+    ) {
+        dispatch!(self, state, |a, s| a.on_message_lent(s, from, msg, ctx))
+    }
+
     fn on_timer(&self, state: &mut ProcessState, timer: Timer, ctx: &mut RedisContext) {
         dispatch!(self, state, |a, s| a.on_timer(s, timer, ctx))
     }

@@ -21,16 +21,18 @@ impl RedisNode {
         state: &mut NodeState,
         client: ProcessId,
         id: u32,
-        command: Command,
+        command: &Command,
         ctx: &mut RedisContext,
     ) {
         match command {
-            Command::Subscribe { channels } => self.subscribe(state, client, id, channels, ctx),
+            Command::Subscribe { channels } => {
+                self.subscribe(state, client, id, channels.clone(), ctx)
+            }
             Command::Wait {
                 replicas,
                 timeout_ms,
-            } if state.is_master() => self.wait(state, client, id, replicas, timeout_ms, ctx),
-            command => self.run_command(state, client, id, &command, ctx),
+            } if state.is_master() => self.wait(state, client, id, *replicas, *timeout_ms, ctx),
+            command => self.run_command(state, client, id, command, ctx),
         }
     }
 

@@ -193,8 +193,20 @@ impl Actor for RedisNode {
     }
 
     fn on_message(&self, state: &mut NodeState, from: ProcessId, msg: Msg, ctx: &mut RedisContext) {
+        self.on_message_lent(state, from, &msg, ctx)
+    }
+
+    /// Every message is handled in place: a command is executed by reference, and only what
+    /// the node keeps (subscribed channels, a replication message) is copied.
+    fn on_message_lent(
+        &self,
+        state: &mut NodeState,
+        from: ProcessId,
+        msg: &Msg,
+        ctx: &mut RedisContext,
+    ) {
         match msg {
-            Msg::Request { id, command } => self.on_request(state, from, id, command, ctx),
+            Msg::Request { id, command } => self.on_request(state, from, *id, command, ctx),
             Msg::Ping => ctx.send(
                 from,
                 Msg::Pong {
@@ -203,8 +215,8 @@ impl Actor for RedisNode {
                     epoch: state.epoch,
                 },
             ),
-            Msg::ReplicaOf { master, epoch } => self.on_replica_of(state, master, epoch, ctx),
-            other => self.on_replication(state, from, other, ctx),
+            Msg::ReplicaOf { master, epoch } => self.on_replica_of(state, *master, *epoch, ctx),
+            other => self.on_replication(state, from, other.clone(), ctx),
         }
         state.seal();
     }

@@ -136,6 +136,21 @@ pub trait Actor: Debug {
         ctx: &mut Context<Self::Msg, Self::Timer>,
     );
 
+    /// A message from `from` arrives that the world lends: other states (the parent of the
+    /// one being computed, its other successors) still hold it. The same handler as
+    /// [`Actor::on_message`]; by default it runs that on a copy. An actor that only reads
+    /// most messages overrides it to save the copy (a Redis node executes a command in
+    /// place), and must then behave exactly as `on_message` would.
+    fn on_message_lent(
+        &self,
+        state: &mut Self::State,
+        from: ProcessId,
+        msg: &Self::Msg,
+        ctx: &mut Context<Self::Msg, Self::Timer>,
+    ) {
+        self.on_message(state, from, msg.clone(), ctx)
+    }
+
     /// A timer set earlier fires.
     fn on_timer(
         &self,

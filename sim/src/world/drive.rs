@@ -57,12 +57,14 @@ impl<A: Actor> World<A> {
     /// takes it out first, a driver that keeps them itself hands it over.
     pub fn handle_event(&self, state: &mut StateOf<A>, event: ActionOf<A>) -> EffectsOf<A> {
         match event {
-            WorldAction::Deliver { from, to, msg } => {
-                let msg = std::sync::Arc::unwrap_or_clone(msg);
-                self.run_on(state, to, |actor, s, ctx| {
+            WorldAction::Deliver { from, to, msg } => match std::sync::Arc::try_unwrap(msg) {
+                Ok(msg) => self.run_on(state, to, |actor, s, ctx| {
                     actor.on_message(s, from, msg, ctx)
-                })
-            }
+                }),
+                Err(lent) => self.run_on(state, to, |actor, s, ctx| {
+                    actor.on_message_lent(s, from, &lent, ctx)
+                }),
+            },
             WorldAction::Fire { process, timer } => self.run_on(state, process, |actor, s, ctx| {
                 actor.on_timer(s, timer, ctx)
             }),
