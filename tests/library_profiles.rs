@@ -4,9 +4,12 @@
 //! tables are refused naming the line and the field, and two libraries answer the same
 //! question differently.
 
+mod common;
+
+use common::verdicts::exhaustive;
 use lockcheck::check::{check, Mode};
 use lockcheck::scenario::file::scenario_from_toml;
-use lockcheck::scenario::{builtin, ProtocolSpec, Scenario};
+use lockcheck::scenario::{ProtocolSpec, Scenario};
 use lockcheck_model::lock::redlock::{Dispatch, DriftRounding, Redlock};
 use lockcheck_model::lock::single::Release;
 use lockcheck_model::lock::ClockKind;
@@ -269,11 +272,7 @@ fn bad_profiles_are_refused_naming_the_line_and_the_field() {
 
 #[test]
 fn the_same_clock_step_breaks_node_redlock_and_not_redsync() {
-    let broken = check(
-        &builtin::by_name("node-redlock-wall-clock-step").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let broken = exhaustive("node-redlock-wall-clock-step");
     assert_eq!(broken.violated(), Some("me-lock"));
     // The counterexample steps p1's wall clock back once it holds the lock, and p2 acquires
     // more than 9 s later: node-redlock's p1 still believes its 10 s lock then.
@@ -290,11 +289,7 @@ fn the_same_clock_step_breaks_node_redlock_and_not_redsync() {
         "{steps:?}"
     );
     assert!(path.states.last().unwrap().now_ms > 10_000);
-    let safe = check(
-        &builtin::by_name("redsync-wall-clock-step").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let safe = exhaustive("redsync-wall-clock-step");
     assert_eq!(safe.violated(), None);
     assert_eq!(safe.report.outcome, Outcome::Complete);
     assert!(
@@ -468,11 +463,7 @@ fn node_redlock_5_stands_for_its_attempt_rules_and_one_rule_overrides_one() {
 
 #[test]
 fn node_redlock_5_returns_a_lock_already_expired_where_4_refuses_it() {
-    let broken = check(
-        &builtin::by_name("node-redlock-5-pause-during-acquire").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let broken = exhaustive("node-redlock-5-pause-during-acquire");
     assert_eq!(broken.violated(), Some("me-resource"));
     // The pause comes first, at 1 ms, and the damage after p1 resumed at 12 s.
     let (_, path) = broken.violations()[0];
@@ -484,19 +475,11 @@ fn node_redlock_5_returns_a_lock_already_expired_where_4_refuses_it() {
         path.steps
     );
     assert!(path.states.last().unwrap().now_ms > 12_000);
-    let safe = check(
-        &builtin::by_name("node-redlock-4-pause-during-acquire").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let safe = exhaustive("node-redlock-4-pause-during-acquire");
     assert_eq!(safe.violated(), None);
     assert_eq!(safe.report.outcome, Outcome::Complete);
     // A tie on four servers: both wait for ever, neither gives up.
-    let tie = check(
-        &builtin::by_name("node-redlock-5-tie-never-decided").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let tie = exhaustive("node-redlock-5-tie-never-decided");
     assert_eq!(tie.violated(), Some("progress"));
 }
 

@@ -3,9 +3,11 @@
 //! same pause inside `extend()` breaks 5 and not 4 (the scenario file is compared with its
 //! built-in in `scenario_files.rs`).
 
-use lockcheck::check::{check, Mode};
+mod common;
+
+use common::verdicts::exhaustive;
 use lockcheck::scenario::file::scenario_from_toml;
-use lockcheck::scenario::{builtin, ProtocolSpec};
+use lockcheck::scenario::ProtocolSpec;
 use lockcheck_model::lock::redlock::ExtendRules;
 use lockcheck_sim::world::WorldAction;
 use lockcheck_sim::Outcome;
@@ -91,11 +93,7 @@ fn each_library_stands_for_its_extend_and_one_rule_overrides_one() {
 
 #[test]
 fn a_pause_inside_extend_breaks_node_redlock_5_and_not_4() {
-    let broken = check(
-        &builtin::by_name("node-redlock-5-pause-during-extend").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let broken = exhaustive("node-redlock-5-pause-during-extend");
     assert_eq!(broken.violated(), Some("me-resource"));
     let (_, path) = broken.violations()[0];
     assert!(path
@@ -104,11 +102,7 @@ fn a_pause_inside_extend_breaks_node_redlock_5_and_not_4() {
         .any(|s| matches!(s.action, WorldAction::Pause { .. })));
     // The debit lands after p1 resumed, at 13 s.
     assert!(path.states.last().unwrap().now_ms > 13_000);
-    let safe = check(
-        &builtin::by_name("node-redlock-4-pause-during-extend").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let safe = exhaustive("node-redlock-4-pause-during-extend");
     assert_eq!(safe.violated(), None);
     assert_eq!(safe.report.outcome, Outcome::Complete);
 }

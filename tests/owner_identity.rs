@@ -4,8 +4,8 @@
 
 mod common;
 
+use common::verdicts::exhaustive;
 use common::{assert_bad_input, lockcheck_within, repo, workdir};
-use lockcheck::check::{check, Mode};
 use lockcheck::scenario::builtin;
 use std::time::Duration;
 
@@ -17,17 +17,9 @@ fn example() -> String {
 
 #[test]
 fn a_shared_owner_breaks_exclusion_and_own_owners_keep_it() {
-    let shared = check(
-        &builtin::by_name("redisson-shared-thread").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let shared = exhaustive("redisson-shared-thread");
     assert_eq!(shared.violated(), Some("me-lock"));
-    let own = check(
-        &builtin::by_name("redisson-own-threads").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let own = exhaustive("redisson-own-threads");
     assert_eq!(own.violated(), None);
     assert!(own.report.is_exhaustive());
 }

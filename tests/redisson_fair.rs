@@ -4,11 +4,12 @@
 //! whole timeout where the plain `RLock` hands it on (the scenario file is compared with
 //! its built-in in `scenario_files.rs`).
 
-use lockcheck::check::{check, Mode};
+mod common;
+
+use common::verdicts::exhaustive;
 use lockcheck::model::lock::redisson::FairLock;
 use lockcheck::model::lock::Protocol;
 use lockcheck::model::process::Process;
-use lockcheck::scenario::builtin;
 use lockcheck::scenario::file::scenario_from_toml;
 use lockcheck_sim::Outcome;
 
@@ -86,22 +87,14 @@ fn bad_fair_tables_are_refused_naming_the_field() {
 
 #[test]
 fn a_dead_waiter_holds_up_a_fair_lock_for_its_whole_timeout_and_not_an_rlock() {
-    let fair = check(
-        &builtin::by_name("redisson-fair-lock-dead-waiter").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let fair = exhaustive("redisson-fair-lock-dead-waiter");
     assert_eq!(fair.violated(), Some("progress"));
     // The live waiter takes the lock only once the dead one's place timed out: its queue
     // timeout was the lock's PTTL (29.9 s) + threadWaitTime (300 s) after it queued.
     let (_, path) = fair.violations()[0];
     let end_ms = path.states.last().unwrap().now_ms;
     assert!((329_000..331_000).contains(&end_ms), "{end_ms}");
-    let plain = check(
-        &builtin::by_name("redisson-lock-dead-waiter").unwrap(),
-        Mode::Exhaustive,
-    )
-    .unwrap();
+    let plain = exhaustive("redisson-lock-dead-waiter");
     assert_eq!(plain.violated(), None);
     assert_eq!(plain.report.outcome, Outcome::Complete);
 }

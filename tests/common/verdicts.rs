@@ -1,6 +1,7 @@
 //! What differential tests compare between two searches of a scenario.
 
-use lockcheck::check::Checked;
+use lockcheck::check::{check, Checked, Mode};
+use lockcheck::scenario::builtin;
 use lockcheck_sim::Outcome;
 
 /// Whether the search explored its whole (possibly bounded) space.
@@ -18,4 +19,10 @@ pub fn verdicts(c: &Checked) -> Vec<(String, &'static str)> {
         .iter()
         .map(|p| (p.name.clone(), p.status.word()))
         .collect()
+}
+
+/// Built-in scenario `name` checked exhaustively.
+pub fn exhaustive(name: &str) -> Checked {
+    let scenario = builtin::by_name(name).unwrap_or_else(|| panic!("no built-in {name}"));
+    check(&scenario, Mode::Exhaustive).unwrap_or_else(|e| panic!("{name} does not build: {e}"))
 }
