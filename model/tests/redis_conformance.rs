@@ -372,14 +372,11 @@ fn run_op(
             let model = ks
                 .execute(&Command::Script(script.clone()), now_ms, Role::Master)
                 .reply;
-            let acquire = matches!(
-                script,
-                LockScript::RedissonAcquire { .. } | LockScript::Fair(FairScript::Acquire { .. })
-            );
-            let reading = if acquire {
-                Reading::Ttl
-            } else {
-                Reading::Exact
+            // Redisson's acquires answer with the lock's remaining TTL when it is taken.
+            let reading = match script {
+                LockScript::RedissonAcquire { .. }
+                | LockScript::Fair(FairScript::Acquire { .. }) => Reading::Ttl,
+                _ => Reading::Exact,
             };
             (model, request(con, &script.eval_argv()), reading)
         }
