@@ -168,6 +168,10 @@ struct Search<'m, M: Model> {
     batch: Vec<Pending<M::State>>,
     chunks: Vec<Chunk<M::State>>,
     fresh_entries: Vec<Vec<Pending<M::State>>>,
+    /// The parents and choices of a batch's new states, filled by the chunks' threads and
+    /// then recorded in the path log in order.
+    fresh_parents: Vec<u32>,
+    fresh_choices: Vec<u16>,
 }
 
 /// How phase 3 left a batch.
@@ -190,6 +194,8 @@ where
             batch: Vec::new(),
             chunks: Vec::new(),
             fresh_entries: Vec::new(),
+            fresh_parents: Vec::new(),
+            fresh_choices: Vec::new(),
             model,
             checker,
             threads,
@@ -345,7 +351,14 @@ where
     ) {
         let mut buffers = std::mem::take(&mut self.fresh_entries);
         buffers.resize_with(chunks.len(), Vec::new);
-        let (first, mut log_parents, mut log_choices) = self.log.append(fresh);
+        let first = self.log.len() as u32;
+        let (mut fresh_parents, mut fresh_choices) = (
+            std::mem::take(&mut self.fresh_parents),
+            std::mem::take(&mut self.fresh_choices),
+        );
+        fresh_parents.resize(fresh, 0);
+        fresh_choices.resize(fresh, 0);
+        let (mut log_parents, mut log_choices) = (&mut fresh_parents[..], &mut fresh_choices[..]);
         let mut jobs = Vec::with_capacity(chunks.len());
         let (mut first_node, mut parents) = (first, batch);
         for (chunk, entries) in chunks.iter_mut().zip(buffers.iter_mut()) {
@@ -372,6 +385,8 @@ where
             self.add_admitted(a);
             self.queue.extend(entries.drain(..));
         }
+        self.log.extend(&fresh_parents, &fresh_choices);
+        (self.fresh_parents, self.fresh_choices) = (fresh_parents, fresh_choices);
         self.fresh_entries = buffers;
         self.unique += fresh as u64;
         self.stats.unique_states = self.unique;
