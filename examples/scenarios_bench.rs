@@ -4,7 +4,8 @@
 //! symmetry reduction ran or was refused. The whole bounded space is explored (no stop at
 //! the first violation), so the figures are the full cost.
 //!
-//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [NAME|FILE...]`
+//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [--threads N] [NAME|FILE...]`
+//! (one thread unless `--threads` says more; the results are the same for every number)
 
 use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::file::load_scenario;
@@ -28,11 +29,12 @@ struct Figures {
     symmetry: String,
 }
 
-fn run(scenario: &Scenario, reductions: Reductions) -> Figures {
+fn run(scenario: &Scenario, reductions: Reductions, threads: usize) -> Figures {
     let options = lockcheck_sim::Options {
         wall_clock: Some(Arc::new(SystemWallClock::start())),
         stop_at_first_violation: false,
         reductions,
+        threads,
         ..scenario.explore.options()
     };
     let started = Instant::now();
@@ -72,6 +74,10 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let reduced_only = take_flag(&mut args, "--reduced-only");
     let unreduced_only = take_flag(&mut args, "--unreduced-only");
+    let threads = take_value(&mut args, "--threads").map_or(1, |t| {
+        t.parse()
+            .unwrap_or_else(|_| panic!("--threads takes a number, not {t}"))
+    });
     println!(
         "{:<38} | {:>10} {:>10} {:>8} {:>8}  {:<28} | {:>10} {:>10} {:>8} {:>8}  {:<28} | factor | symmetry",
         "scenario",
@@ -96,8 +102,8 @@ fn main() {
         .iter()
         .map(|f| load_scenario(f).unwrap_or_else(|e| panic!("{f}: {}", e.message)));
     for scenario in builtins.chain(from_files) {
-        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all()));
-        let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none()));
+        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all(), threads));
+        let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none(), threads));
         let factor = match (&reduced, &unreduced) {
             (Some(r), Some(u)) if r.complete && u.complete => {
                 format!("{:.1}x", u.states as f64 / r.states.max(1) as f64)
@@ -124,4 +130,13 @@ fn take_flag(args: &mut Vec<String>, flag: &str) -> bool {
     let before = args.len();
     args.retain(|a| a != flag);
     args.len() != before
+}
+
+/// Removes `flag VALUE` from `args`, giving the value.
+fn take_value(args: &mut Vec<String>, flag: &str) -> Option<String> {
+    let at = args.iter().position(|a| a == flag)?;
+    assert!(at + 1 < args.len(), "{flag} needs a value");
+    let value = args.remove(at + 1);
+    args.remove(at);
+    Some(value)
 }

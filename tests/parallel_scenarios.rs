@@ -3,8 +3,9 @@
 //! (counterexamples and witnesses, step for step), with symmetry reduction and without,
 //! stopping at the first violation and exploring everything (each search capped at a
 //! state limit to keep the test short, which the parallel search must also cut at the same
-//! state). With partial-order reduction the search runs on one thread and says why. Random
-//! walks give the same results on any number of threads too.
+//! state). With partial-order reduction the expansions are prepared on the threads and
+//! deduplicated on one, with the same results. Random walks give the same results on any
+//! number of threads too.
 
 use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
@@ -78,30 +79,53 @@ fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
     assert!(compared >= 4 * 2 * 2 * 2, "{compared} comparisons");
 }
 
+/// With partial-order reduction (and the value abstraction) the expansions are prepared on
+/// the threads and deduplicated on one: every built-in, stopping at the first violation and
+/// exploring everything, gets the one-thread search's outcome, statistics and paths.
 #[test]
-fn with_partial_order_reduction_the_search_runs_on_one_thread_and_says_why() {
-    let mut refused = 0;
+fn with_every_reduction_every_builtin_is_searched_alike_with_expansions_prepared_on_2_and_4_threads(
+) {
+    let mut prepared = 0;
     for scenario in builtin::all() {
         let world = scenario.build().expect("a built-in builds");
-        let sequential = explore(
-            &world,
-            &mut BreadthFirst::default(),
-            options(&scenario, Reductions::all(), true, 1),
-        );
-        let parallel = explore_parallel(&world, options(&scenario, Reductions::all(), true, 4));
-        if sequential.partial_order.is_on() {
-            let Threads::Refused { asked: 4, why } = &parallel.threads else {
-                panic!("{}: {}", scenario.name, parallel.threads);
-            };
-            assert!(why.contains("partial-order reduction"), "{why}");
-            refused += 1;
+        for stop in [true, false] {
+            let sequential = explore(
+                &world,
+                &mut BreadthFirst::default(),
+                options(&scenario, Reductions::all(), stop, 1),
+            );
+            for threads in [2, 4] {
+                let parallel =
+                    explore_parallel(&world, options(&scenario, Reductions::all(), stop, threads));
+                let what = format!("{} on {threads} threads, stop {stop}", scenario.name);
+                if sequential.partial_order.is_on() || sequential.dead_values.is_on() {
+                    let Threads::Prepared { threads: ran, why } = &parallel.threads else {
+                        panic!("{what}: {}", parallel.threads);
+                    };
+                    assert_eq!(*ran, threads, "{what}");
+                    assert!(
+                        why.contains("partial-order reduction")
+                            || why.contains("value abstraction"),
+                        "{why}"
+                    );
+                    prepared += 1;
+                }
+                assert_eq!(parallel.outcome, sequential.outcome, "{what}");
+                assert_eq!(parallel.partial_order, sequential.partial_order, "{what}");
+                assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
+                assert_eq!(parallel.dead_values, sequential.dead_values, "{what}");
+                assert_eq!(
+                    parallel.stats.results(),
+                    sequential.stats.results(),
+                    "{what}"
+                );
+                assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+            }
         }
-        assert_eq!(parallel.stats.results(), sequential.stats.results());
-        assert_eq!(verdicts(&parallel), verdicts(&sequential));
     }
     assert!(
-        refused > 0,
-        "no built-in scenario used partial-order reduction"
+        prepared > 100,
+        "only {prepared} searches prepared their expansions on threads"
     );
 }
 

@@ -17,17 +17,21 @@ use crate::path_log::PathLog;
 use crate::property::Observes;
 use crate::report::{Limit, Outcome, Report, Stats};
 use crate::visited::VisitedSet;
-use key::dedup_key;
+use key::{dedup_key, KeyMode};
+use lookahead::{Pipeline, PrepareMany};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 
 mod key;
 mod live;
+mod lookahead;
 mod options;
 mod parallel;
 mod reduction;
 mod shard;
 mod successors;
+use successors::Prep;
 mod symmetry;
 mod walks;
 pub use live::DeadValues;
@@ -58,14 +62,16 @@ pub fn try_explore<M: Model, F: Frontier<M>>(
     frontier: &mut F,
     options: Options,
 ) -> Result<Report<M>, F::Error> {
-    search(model, frontier, options).map(|(report, _visited)| report)
+    search(model, frontier, options, None).map(|(report, _visited)| report)
 }
 
 /// The search of `try_explore`, with the fingerprints it visited.
-fn search<M: Model, F: Frontier<M>>(
-    model: &M,
+/// `many`, when given, prepares expansions ahead on other threads (`lookahead`).
+fn search<'m, M: Model, F: Frontier<M>>(
+    model: &'m M,
     frontier: &mut F,
     mut options: Options,
+    many: Option<&'m dyn PrepareMany<M>>,
 ) -> Result<(Report<M>, VisitedSet), F::Error> {
     let checker = Checker::new(options.judged.select(model.properties()));
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
@@ -76,6 +82,14 @@ fn search<M: Model, F: Frontier<M>>(
     options.reductions.dead_values = dead_values.is_on();
     let mut run = Search::new(model, checker, partial_order, symmetry, &options);
     run.dead_values = dead_values;
+    if let Some(many) = many {
+        assert_eq!(
+            many.mode(),
+            (run.partial_order.is_on(), KeyMode::of(&options)),
+            "internal bug: the workers prepare expansions under other reductions than the search"
+        );
+    }
+    run.many = many;
     let outcome = run.main_loop(frontier, &mut options)?;
     assert!(
         !matches!(outcome, Outcome::Complete | Outcome::Bounded { .. }) || frontier.is_empty(),
@@ -113,11 +127,7 @@ impl<'m, M: Model> Search<'m, M> {
     ) -> Self {
         let mut run = Search {
             model,
-            observes: checker
-                .props
-                .iter()
-                .filter_map(|p| p.observes.clone())
-                .collect(),
+            observes: observes_of(&checker.props),
             partial_order,
             met: symmetry
                 .is_on()
@@ -135,7 +145,9 @@ impl<'m, M: Model> Search<'m, M> {
             cut_by_depth: false,
             cut_by_time: false,
             spare: Vec::new(),
-            ahead: None,
+            ahead: VecDeque::new(),
+            many: None,
+            pipeline: Pipeline::default(),
             subset: Vec::new(),
             settling: Vec::new(),
             last_seen: false,
@@ -149,6 +161,11 @@ impl<'m, M: Model> Search<'m, M> {
         }
         run
     }
+}
+
+/// What the properties declare they observe (those that declare it).
+fn observes_of<M: Model>(props: &[crate::property::Property<M>]) -> Vec<Observes<M>> {
+    props.iter().filter_map(|p| p.observes.clone()).collect()
 }
 
 struct Search<'m, M: Model> {
@@ -179,8 +196,13 @@ struct Search<'m, M: Model> {
     /// A spare buffer for successors (buffers are reused, so that the hot path allocates
     /// nothing per state).
     spare: Vec<Successor<M::State>>,
-    /// The successors of the entry next in line, prepared early (breadth-first search).
-    ahead: Option<Prepared<M::State>>,
+    /// The expansions of the entries next in line, prepared early (breadth-first search),
+    /// in queue order.
+    ahead: VecDeque<Prepared<M::State>>,
+    /// Prepares many entries at once on other threads (`lookahead`), if the search may.
+    many: Option<&'m dyn PrepareMany<M>>,
+    /// With `many`: the entries taken from the frontier early, for the workers.
+    pipeline: Pipeline<M::State>,
     /// Whether the last admitted successor (or a state met settling it) had been expanded
     /// before (under partial-order reduction; see `reduction`).
     last_seen: bool,
@@ -209,6 +231,10 @@ struct Prepared<S> {
     tally: Tally,
     /// Whether a persistent subset was chosen (the rest postponed).
     reduced: bool,
+    /// Whether a subset was chosen but changed what a property observes (expanded fully).
+    visible: bool,
+    /// The entry's own key, when partial-order reduction will mark it expanded.
+    own_key: Option<Fingerprint>,
 }
 
 /// A successor waiting to be deduplicated.
@@ -247,7 +273,7 @@ impl<M: Model> Search<'_, M> {
             self.stats.runs += 1;
             self.seed = start.seed;
             // Path-log nodes restart when the log is cleared: nothing prepared survives a run.
-            self.ahead = None;
+            self.forget_prepared();
             if !prunes {
                 self.log.clear();
             }
@@ -271,7 +297,7 @@ impl<M: Model> Search<'_, M> {
                     }),
                 }
             }
-            while let Some(entry) = frontier.pop() {
+            while let Some(entry) = self.next_entry(frontier) {
                 if self.stats.expanded_states >= self.next_check_at {
                     if let Some(limit) = self.limit_hit(frontier, options) {
                         return Ok(Outcome::LimitReached(limit));
@@ -328,33 +354,9 @@ impl<M: Model> Search<'_, M> {
             self.stats.cut_off_states += 1;
             return Ok(Step::Go);
         }
-        self.mark_expanded(&entry, vt, options);
-        let mut prepared = match self.ahead.take() {
-            // Prepared while this entry was next in line: its successors' slots are
-            // already on their way into the cache.
-            Some(ahead) if ahead.node == entry.node => ahead,
-            stale => {
-                let buffer = match stale {
-                    Some(stale) => stale.successors,
-                    None => std::mem::take(&mut self.spare),
-                };
-                enabled.clear();
-                model.actions(state, enabled);
-                selected.clear();
-                frontier.select(model, state, enabled, selected)?;
-                self.prepare(&entry, enabled, selected, buffer, options)
-            }
-        };
-        if let Some(next) = frontier.peek_next() {
-            // Prepare the next entry's successors now, so that their cache misses overlap
-            // with the deduplication of this entry's successors.
-            let buffer = std::mem::take(&mut self.spare);
-            enabled.clear();
-            model.actions(&next.state, enabled);
-            selected.clear();
-            selected.extend(0..enabled.len());
-            self.ahead = Some(self.prepare(next, enabled, selected, buffer, options));
-        }
+        let mut prepared = self.prepared_for(&entry, frontier, enabled, selected, options)?;
+        self.mark_expanded(&entry, vt, prepared.own_key, options);
+        self.stats.visible_expansions += u64::from(prepared.visible);
         self.stats.branching.add(&prepared.tally);
         let mut successors = std::mem::take(&mut prepared.successors);
         let terminal = prepared.terminal;
@@ -450,14 +452,7 @@ impl<M: Model> Search<'_, M> {
         vt: u64,
         options: &Options,
     ) -> Fingerprint {
-        let r = &options.reductions;
-        let model_fp = match (r.symmetry, r.dead_values) {
-            (true, true) => model.canonical_live_fingerprint(state).0,
-            (true, false) => model.canonical_fingerprint(state).0,
-            (false, true) => model.live_fingerprint(state),
-            (false, false) => model.fingerprint(state),
-        };
-        Self::key(model_fp, obligations, vt, options)
+        KeyMode::of(options).key(model, state, obligations, vt)
     }
 
     /// The deduplication key of a state whose model fingerprint is `model_fp`.
@@ -489,7 +484,7 @@ impl<M: Model> Search<'_, M> {
 
     fn limit_hit<F: Frontier<M>>(&mut self, frontier: &F, options: &mut Options) -> Option<Limit> {
         self.stats.unique_states = self.visited.len() as u64;
-        self.stats.frontier_states = frontier.len() as u64;
+        self.stats.frontier_states = (frontier.len() + self.pipeline.len()) as u64;
         let memory = self.measure_memory(frontier, options);
         let expanded = self.stats.expanded_states;
         self.next_check_at = expanded
@@ -528,7 +523,8 @@ impl<M: Model> Search<'_, M> {
         let (reported, compared) = match resident {
             Some(bytes) => (bytes, bytes + (visited_soon - visited_now)),
             None => {
-                let entries = frontier.len() * std::mem::size_of::<Pending<M::State>>();
+                let entries = (frontier.len() + self.pipeline.len())
+                    * std::mem::size_of::<Pending<M::State>>();
                 let bytes = visited_soon + self.log.bytes() as u64 + entries as u64;
                 (bytes, bytes)
             }

@@ -149,38 +149,38 @@ fn lease_worlds_the_same_on_any_threads_with_obligations_and_time_bounds() {
     assert!(holders(&World::init_states(&safe)[0]) == 0);
 }
 
+/// With partial-order reduction or the value abstraction, the expansions are prepared on
+/// the threads and deduplicated on one: the one-thread search's results, stopping at the
+/// first violation or not, and the reason said.
 #[test]
-fn partial_order_reduction_and_the_value_abstraction_run_on_one_thread_and_say_why() {
+fn partial_order_reduction_and_the_value_abstraction_prepare_on_threads_and_say_why() {
     let world = Lease::new(10, 4, 8).world();
-    let options = || Options {
-        reductions: Reductions::all(),
-        ..all_properties()
-    };
-    let sequential = explore(&world, &mut BreadthFirst::default(), options());
-    let parallel = explore_parallel(
-        &world,
-        Options {
-            threads: 4,
-            ..options()
-        },
-    );
-    if sequential.partial_order.is_on() {
-        assert!(
-            matches!(&parallel.threads, Threads::Refused { asked: 4, why } if why.contains("cycle proviso")),
-            "{}",
-            parallel.threads
-        );
-    } else if sequential.dead_values.is_on() {
-        assert!(
-            matches!(&parallel.threads, Threads::Refused { asked: 4, why } if why.contains("value abstraction")),
-            "{}",
-            parallel.threads
-        );
-    } else {
-        assert_eq!(parallel.threads, Threads::Ran(4));
+    for stop in [true, false] {
+        let options = || Options {
+            reductions: Reductions::all(),
+            stop_at_first_violation: stop,
+            ..all_properties()
+        };
+        let sequential = explore(&world, &mut BreadthFirst::default(), options());
+        assert!(sequential.partial_order.is_on() || sequential.dead_values.is_on());
+        for threads in [2, 3] {
+            let parallel = explore_parallel(
+                &world,
+                Options {
+                    threads,
+                    ..options()
+                },
+            );
+            assert!(
+                matches!(&parallel.threads, Threads::Prepared { threads: t, why } if *t == threads && (why.contains("cycle proviso") || why.contains("value abstraction"))),
+                "{}",
+                parallel.threads
+            );
+            assert_eq!(parallel.outcome, sequential.outcome);
+            assert_eq!(parallel.stats.results(), sequential.stats.results());
+            assert_eq!(verdicts(&parallel), verdicts(&sequential));
+        }
     }
-    assert_eq!(parallel.stats.results(), sequential.stats.results());
-    assert_eq!(verdicts(&parallel), verdicts(&sequential));
 }
 
 /// A clock that says the time limit has long passed.

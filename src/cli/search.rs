@@ -55,7 +55,8 @@ pub struct Limits {
     #[arg(long)]
     pub no_dead_values: bool,
     /// Search on this many threads (default: the cores available). The results are the
-    /// same for every number; partial-order reduction runs on one.
+    /// same for every number; with partial-order reduction or the value abstraction the
+    /// threads compute successors and one deduplicates.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 }

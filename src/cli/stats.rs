@@ -136,9 +136,16 @@ pub fn search_text(report: &Report<RedisWorld>) -> String {
 /// [`search_text`] as JSON.
 pub fn search_json(report: &Report<RedisWorld>) -> Value {
     let mut j = json!({ "threads": report.threads.count() });
-    if let lockcheck_sim::Threads::Refused { asked, why } = &report.threads {
-        j["threads_asked"] = json!(asked);
-        j["threads_refused"] = json!(why);
+    match &report.threads {
+        lockcheck_sim::Threads::Refused { asked, why } => {
+            j["threads_asked"] = json!(asked);
+            j["threads_refused"] = json!(why);
+        }
+        lockcheck_sim::Threads::Prepared { why, .. } => {
+            j["threads_deduplicating"] = json!(1);
+            j["threads_deduplicating_why"] = json!(why);
+        }
+        lockcheck_sim::Threads::Ran(_) => {}
     }
     if let Some(p) = report.collision_probability() {
         j["fingerprint_bits"] = json!(64);

@@ -21,14 +21,16 @@
 //! same statistics, for any number of threads and any batch size. Only the wall-time,
 //! memory and interrupt limits, checked between batches, may end a search at another point.
 //!
-//! Partial-order reduction is refused (the search runs on one thread and says why): its
-//! cycle proviso asks whether a successor was *already expanded*, which depends on the
-//! order of expansions within a batch. Symmetry reduction needs nothing but the canonical
-//! fingerprint and runs in parallel.
+//! Partial-order reduction is not done this way: its cycle proviso asks whether a successor
+//! was *already expanded*, which depends on the order of expansions within a batch, so that
+//! search (and the value abstraction's, whose count of the states met is kept in order)
+//! prepares its expansions on the threads and deduplicates on one (`explorer::lookahead`).
+//! Symmetry reduction needs nothing but the canonical fingerprint and runs in parallel.
 
 mod admit;
 mod batch;
 
+use super::lookahead::explore_lookahead;
 use super::{explore, DeadValues, PartialOrder, Symmetry};
 use crate::checker::{Checker, Hit};
 use crate::fingerprint::Fingerprint;
@@ -55,13 +57,16 @@ pub enum Threads {
     Ran(usize),
     /// On one thread although more were asked for: how many, and why.
     Refused { asked: usize, why: String },
+    /// Expansions prepared on this many threads, deduplicated on one (why: a reduction
+    /// that needs the order of expansions; see `explorer::lookahead`).
+    Prepared { threads: usize, why: String },
 }
 
 impl Threads {
     /// The number of threads the search ran on.
     pub fn count(&self) -> usize {
         match self {
-            Threads::Ran(n) => *n,
+            Threads::Ran(n) | Threads::Prepared { threads: n, .. } => *n,
             Threads::Refused { .. } => 1,
         }
     }
@@ -75,13 +80,18 @@ impl fmt::Display for Threads {
             Threads::Refused { asked, why } => {
                 write!(f, "1 thread ({asked} asked for, not applicable: {why})")
             }
+            Threads::Prepared { threads, why } => write!(
+                f,
+                "{threads} threads computing successors, one deduplicating ({why})"
+            ),
         }
     }
 }
 
 /// Explores `model` breadth-first on `options.threads` threads: the report of `explore`
 /// with a `BreadthFirst` frontier, whatever the number of threads (see the module doc).
-/// With one thread, or when partial-order reduction is on, it is that search itself.
+/// With one thread it is that search itself; with partial-order reduction or the value
+/// abstraction, that search with its expansions prepared on the threads (`lookahead`).
 pub fn explore_parallel<M>(model: &M, mut options: Options) -> Report<M>
 where
     M: Model + Sync,
@@ -96,22 +106,15 @@ where
     if threads <= 1 {
         return sequential(options);
     }
-    if partial_order.is_on() {
-        let mut report = sequential(options);
-        report.threads = Threads::Refused {
-            asked: threads,
-            why: "partial-order reduction's cycle proviso depends on the order of expansions"
-                .into(),
-        };
-        return report;
-    }
-    if DeadValues::decide::<M, _>(&options.reductions, &frontier).is_on() {
-        let mut report = sequential(options);
-        report.threads = Threads::Refused {
-            asked: threads,
-            why: "the value abstraction's count of the states met is kept by one thread".into(),
-        };
-        return report;
+    let one_deduplicating = if partial_order.is_on() {
+        Some("partial-order reduction's cycle proviso depends on the order of expansions")
+    } else if DeadValues::decide::<M, _>(&options.reductions, &frontier).is_on() {
+        Some("the value abstraction's count of the states met is kept by one thread")
+    } else {
+        None
+    };
+    if let Some(why) = one_deduplicating {
+        return explore_lookahead(model, options, why.into());
     }
     let symmetry = Symmetry::decide(model, &options.reductions, &frontier);
     options.reductions.symmetry = symmetry.is_on();

@@ -25,7 +25,7 @@
 //!
 //! Random walks and replay follow every action; reduction applies to exhaustive search.
 
-use super::{Admit, Options, Pending, Search, Step};
+use super::{Admit, Options, Pending, Prep, Search, Step};
 use crate::branching::Tally;
 use crate::frontier::Frontier;
 use crate::model::Model;
@@ -142,7 +142,7 @@ fn sight_of<M: Model>(model: &M, observes: &[Observes<M>], action: &M::Action) -
     sight
 }
 
-impl<M: Model> Search<'_, M> {
+impl<M: Model> Prep<'_, M> {
     /// Chooses a persistent subset of `enabled` for `entry` into `subset`, if reduction is
     /// on and the model offers one. States carrying obligations are expanded fully.
     pub(super) fn reduce(
@@ -151,11 +151,11 @@ impl<M: Model> Search<'_, M> {
         enabled: &[M::Action],
         subset: &mut Vec<usize>,
     ) -> bool {
-        if !self.partial_order.is_on() || entry.obligations.is_some() || enabled.len() < 2 {
+        if !self.partial_order || entry.obligations.is_some() || enabled.len() < 2 {
             return false;
         }
         let model = self.model;
-        let sight = |a: &M::Action| sight_of(model, &self.observes, a);
+        let sight = |a: &M::Action| sight_of(model, self.observes, a);
         let reduced = model.persistent_set(&entry.state, enabled, &sight, subset);
         debug_assert!(
             !reduced
@@ -166,22 +166,6 @@ impl<M: Model> Search<'_, M> {
             "internal bug: a persistent set must be a proper, ascending, non-empty subset"
         );
         reduced
-    }
-
-    /// Marks `entry` (at virtual time `vt`) expanded, under partial-order reduction.
-    pub(super) fn mark_expanded(&mut self, entry: &Pending<M::State>, vt: u64, options: &Options) {
-        if self.expanded.is_none() {
-            return;
-        }
-        let fp = Self::fingerprint(self.model, &entry.state, &entry.obligations, vt, options);
-        if let Some(expanded) = self.expanded.as_mut() {
-            expanded.insert(fp);
-        }
-    }
-
-    /// Whether the state with fingerprint `fp` had been expanded (partial-order reduction).
-    pub(super) fn was_expanded(&self, fp: crate::fingerprint::Fingerprint) -> bool {
-        self.expanded.as_ref().is_some_and(|e| e.contains(fp))
     }
 
     /// Whether every successor in `successors` (of `state`, under a persistent subset) left
@@ -217,6 +201,33 @@ impl<M: Model> Search<'_, M> {
             })
         })
     }
+}
+
+impl<M: Model> Search<'_, M> {
+    /// Marks `entry` (at virtual time `vt`) expanded, under partial-order reduction.
+    /// `own_key`, when given, is its key, prepared with its expansion.
+    pub(super) fn mark_expanded(
+        &mut self,
+        entry: &Pending<M::State>,
+        vt: u64,
+        own_key: Option<crate::fingerprint::Fingerprint>,
+        options: &Options,
+    ) {
+        if self.expanded.is_none() {
+            return;
+        }
+        let fp = own_key.unwrap_or_else(|| {
+            Self::fingerprint(self.model, &entry.state, &entry.obligations, vt, options)
+        });
+        if let Some(expanded) = self.expanded.as_mut() {
+            expanded.insert(fp);
+        }
+    }
+
+    /// Whether the state with fingerprint `fp` had been expanded (partial-order reduction).
+    pub(super) fn was_expanded(&self, fp: crate::fingerprint::Fingerprint) -> bool {
+        self.expanded.as_ref().is_some_and(|e| e.contains(fp))
+    }
 
     /// After a reduced expansion of `entry`: the cycle proviso. When a reduced successor
     /// (or a state met settling one) had been visited before, the postponed actions are
@@ -237,7 +248,7 @@ impl<M: Model> Search<'_, M> {
         let mut enabled = Vec::new();
         model.actions(&entry.state, &mut enabled);
         let mut subset = Vec::new();
-        let reduced = self.reduce(entry, &enabled, &mut subset);
+        let reduced = self.prep(options).reduce(entry, &enabled, &mut subset);
         assert!(
             reduced,
             "internal bug: a persistent set must be chosen the same way twice"
@@ -290,7 +301,7 @@ impl<M: Model> Search<'_, M> {
             }
             self.stats.settled_states += 1;
             let vt = model.virtual_time_ms(&entry.state);
-            self.mark_expanded(&entry, vt, options);
+            self.mark_expanded(&entry, vt, None, options);
             enabled.clear();
             model.actions(&entry.state, &mut enabled);
             let mut tally = Tally::default();

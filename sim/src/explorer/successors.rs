@@ -1,10 +1,11 @@
 //! Successors of a frontier entry: computed (under a persistent subset when partial-order
 //! reduction chooses one, with their fingerprints prefetched) and admitted one by one.
 
-use super::{Admit, Options, Pending, Prepared, Search, Step, Successor};
+use super::{Admit, KeyMode, Options, Pending, Prepared, Search, Step, Successor};
 use crate::branching::Tally;
 use crate::frontier::Frontier;
 use crate::model::Model;
+use crate::property::Observes;
 
 impl<M: Model> Search<'_, M> {
     /// Deduplicates one successor of `entry` and pushes it when new (settling it first when
@@ -54,52 +55,44 @@ impl<M: Model> Search<'_, M> {
         Step::Go
     }
 
-    /// Computes the successors of `entry` under its `selected` actions (or, under
-    /// partial-order reduction, under a persistent subset of them) into `out`.
-    ///
-    /// Successors first. When no obligation rides on the path, a successor's fingerprint
-    /// depends on the state alone: it is computed here and its slot in the visited table is
-    /// prefetched, so that the table's cache misses (which dominate exhaustive search of
-    /// large spaces) overlap instead of coming one after another.
+    /// What preparing an expansion reads, for this search.
+    pub(super) fn prep(&self, options: &Options) -> Prep<'_, M> {
+        Prep {
+            model: self.model,
+            observes: &self.observes,
+            partial_order: self.partial_order.is_on(),
+            keys: KeyMode::of(options),
+        }
+    }
+
+    /// Prepares the expansion of `entry` under its `selected` actions (see
+    /// [`Prep::prepare`]) and prefetches its successors' slots in the visited table.
     pub(super) fn prepare(
         &mut self,
         entry: &Pending<M::State>,
         enabled: &[M::Action],
         selected: &[usize],
-        mut out: Vec<Successor<M::State>>,
+        out: Vec<Successor<M::State>>,
         options: &Options,
     ) -> Prepared<M::State> {
-        let model = self.model;
-        let mut tally = Tally::default();
-        for action in enabled {
-            tally.offer(model.choice_kind(action));
-        }
         let mut subset = std::mem::take(&mut self.subset);
-        let mut reduced =
-            selected.len() == enabled.len() && self.reduce(entry, enabled, &mut subset);
-        let chosen = if reduced { &subset[..] } else { selected };
-        out.clear();
-        self.successors_into(entry, enabled, chosen, &mut tally, &mut out, options);
-        if reduced && !self.invisible_here(&entry.state, enabled, &out) {
-            // An action of the subset changed what a property observes: expand fully.
-            self.stats.visible_expansions += 1;
-            let rest: Vec<usize> = (0..enabled.len())
-                .filter(|i| subset.binary_search(i).is_err())
-                .collect();
-            self.successors_into(entry, enabled, &rest, &mut tally, &mut out, options);
-            reduced = false;
-        }
+        let prepared = self
+            .prep(options)
+            .prepare(entry, enabled, selected, &mut subset, out);
         self.subset = subset;
-        Prepared {
-            node: entry.node,
-            terminal: enabled.is_empty(),
-            successors: out,
-            tally,
-            reduced,
+        self.prefetch(&prepared.successors);
+        prepared
+    }
+
+    /// Starts loading the visited-table slots of `successors` into the cache.
+    pub(super) fn prefetch(&self, successors: &[Successor<M::State>]) {
+        for fp in successors.iter().filter_map(|s| s.fp) {
+            self.visited.prefetch(fp);
         }
     }
 
-    /// Appends the successors of `entry` under the `chosen` actions to `out`.
+    /// Appends the successors of `entry` under the `chosen` actions to `out`, their slots
+    /// prefetched.
     pub(super) fn successors_into(
         &mut self,
         entry: &Pending<M::State>,
@@ -109,6 +102,82 @@ impl<M: Model> Search<'_, M> {
         out: &mut Vec<Successor<M::State>>,
         options: &Options,
     ) {
+        let from = out.len();
+        self.prep(options)
+            .successors_into(entry, enabled, chosen, tally, out);
+        self.prefetch(&out[from..]);
+    }
+}
+
+/// What preparing an entry's expansion reads: the model, the properties' declarations and
+/// how keys are made. An expansion prepared is a function of the entry alone, so entries can
+/// be prepared on any thread and ahead of their turn (`lookahead`).
+pub(super) struct Prep<'a, M: Model> {
+    pub model: &'a M,
+    pub observes: &'a [Observes<M>],
+    pub partial_order: bool,
+    pub keys: KeyMode,
+}
+
+impl<M: Model> Prep<'_, M> {
+    /// Computes the successors of `entry` under its `selected` actions (or, under
+    /// partial-order reduction, under a persistent subset of them) into `out`.
+    ///
+    /// Successors first. When no obligation rides on the path, a successor's fingerprint
+    /// depends on the state alone: it is computed here (and the caller prefetches its slot
+    /// in the visited table, so that the table's cache misses, which dominate exhaustive
+    /// search of large spaces, overlap instead of coming one after another).
+    pub(super) fn prepare(
+        &self,
+        entry: &Pending<M::State>,
+        enabled: &[M::Action],
+        selected: &[usize],
+        subset: &mut Vec<usize>,
+        mut out: Vec<Successor<M::State>>,
+    ) -> Prepared<M::State> {
+        let model = self.model;
+        let mut tally = Tally::default();
+        for action in enabled {
+            tally.offer(model.choice_kind(action));
+        }
+        let mut reduced = selected.len() == enabled.len() && self.reduce(entry, enabled, subset);
+        let chosen = if reduced { &subset[..] } else { selected };
+        out.clear();
+        self.successors_into(entry, enabled, chosen, &mut tally, &mut out);
+        let mut visible = false;
+        if reduced && !self.invisible_here(&entry.state, enabled, &out) {
+            // An action of the subset changed what a property observes: expand fully.
+            visible = true;
+            let rest: Vec<usize> = (0..enabled.len())
+                .filter(|i| subset.binary_search(i).is_err())
+                .collect();
+            self.successors_into(entry, enabled, &rest, &mut tally, &mut out);
+            reduced = false;
+        }
+        let own_key = (self.partial_order && entry.obligations.is_none()).then(|| {
+            let vt = model.virtual_time_ms(&entry.state);
+            self.keys.key(model, &entry.state, &None, vt)
+        });
+        Prepared {
+            node: entry.node,
+            terminal: enabled.is_empty(),
+            successors: out,
+            tally,
+            reduced,
+            visible,
+            own_key,
+        }
+    }
+
+    /// Appends the successors of `entry` under the `chosen` actions to `out`.
+    pub(super) fn successors_into(
+        &self,
+        entry: &Pending<M::State>,
+        enabled: &[M::Action],
+        chosen: &[usize],
+        tally: &mut Tally,
+        out: &mut Vec<Successor<M::State>>,
+    ) {
         let model = self.model;
         let known_fp = entry.obligations.is_none();
         for &choice in chosen {
@@ -117,11 +186,7 @@ impl<M: Model> Search<'_, M> {
                 continue;
             };
             let vt = model.virtual_time_ms(&state);
-            let fp = known_fp.then(|| {
-                let fp = Self::fingerprint(model, &state, &None, vt, options);
-                self.visited.prefetch(fp);
-                fp
-            });
+            let fp = known_fp.then(|| self.keys.key(model, &state, &None, vt));
             out.push(Successor {
                 state,
                 vt,

@@ -47,7 +47,7 @@ where
     let threads = options.threads;
     let sequential = |seeds: std::ops::Range<u64>, options| {
         let mut walk = Walk::random(seeds).with_max_steps(max_steps);
-        search(model, &mut walk, options)
+        search(model, &mut walk, options, None)
             .unwrap_or_else(|never| match never {})
             .0
     };
@@ -125,7 +125,7 @@ where
         jobs.into_par_iter()
             .map(|(task, options)| {
                 let mut walk = Walk::random(task).with_max_steps(max_steps);
-                search(model, &mut walk, options).unwrap_or_else(|never| match never {})
+                search(model, &mut walk, options, None).unwrap_or_else(|never| match never {})
             })
             .collect()
     })

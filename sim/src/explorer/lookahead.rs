@@ -1,0 +1,303 @@
+//! Breadth-first search with its expansions prepared ahead, on several threads: the
+//! parallel search for partial-order reduction and the value abstraction.
+//!
+//! The idea: preparing an expansion (the enabled actions, the persistent subset, the
+//! successors and their fingerprints, and the entry's own key) reads the entry and nothing
+//! the search has done (`Prep`), and breadth-first search expands its queue's entries in
+//! queue order. So when the entry at the front has nothing prepared, the entries behind it
+//! (up to `BATCH_PER_THREAD` per thread) are prepared together on the pool's threads, and
+//! each is then expanded on the search's thread, in turn, exactly as one thread does:
+//! deduplication, the cycle proviso (which asks what was *expanded* before, and so depends on
+//! the order of expansions), settling transient states, the value abstraction's counts,
+//! properties, the path log and the queue. Everything but the wall-time, memory and
+//! interrupt limits is therefore that of the one-thread search, whatever the number of
+//! threads: the same states, statistics, counterexamples and witnesses. The work done on the
+//! search's thread (deduplication, properties, postponed actions when the proviso asks for
+//! them, transient states) is what bounds the speed-up.
+
+use super::{search, Options, Pending, Prep, Prepared, Search, Successor, Threads};
+use super::{DeadValues, KeyMode, PartialOrder, Symmetry};
+use crate::checker::Checker;
+use crate::frontier::{BreadthFirst, Frontier};
+use crate::model::Model;
+use crate::report::Report;
+use std::collections::VecDeque;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Mutex;
+
+/// Entries in one batch: enough that handing a batch over costs little, few enough that a
+/// search that stops early has not prepared much in vain.
+const BATCH: usize = 256;
+
+/// An entry taken from the queue early, with its expansion (none when it will be cut off).
+pub(super) type Ready<S> = (Pending<S>, Option<Prepared<S>>);
+
+/// A batch handed to the workers, and where its expansions come back.
+type Job<S> = (Vec<Pending<S>>, Sender<Vec<Ready<S>>>);
+
+/// Prepares the expansions of batches of entries on other threads.
+pub(super) trait PrepareMany<M: Model> {
+    /// Hands `entries` over; their expansions, in their order, arrive on the receiver.
+    fn submit(&self, entries: Vec<Pending<M::State>>) -> Receiver<Vec<Ready<M::State>>>;
+    /// How many batches to keep in the workers' hands.
+    fn batches_in_flight(&self) -> usize;
+    /// Whether the workers choose persistent subsets, and how they make keys.
+    fn mode(&self) -> (bool, KeyMode);
+}
+
+/// The workers' side: a queue of jobs.
+struct Workers<S> {
+    jobs: Sender<Job<S>>,
+    count: usize,
+    mode: (bool, KeyMode),
+}
+
+impl<M: Model> PrepareMany<M> for Workers<M::State> {
+    fn submit(&self, entries: Vec<Pending<M::State>>) -> Receiver<Vec<Ready<M::State>>> {
+        let (done, receiver) = channel();
+        self.jobs
+            .send((entries, done))
+            .expect("internal bug: the workers stopped before the search");
+        receiver
+    }
+
+    fn batches_in_flight(&self) -> usize {
+        self.count + 1
+    }
+
+    fn mode(&self) -> (bool, KeyMode) {
+        self.mode
+    }
+}
+
+/// A worker: prepares batch after batch until the search drops the job queue.
+fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>, cuts: &Cuts) {
+    let (mut enabled, mut all, mut subset) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        let job = jobs.lock().map(|jobs| jobs.recv());
+        let Ok(Ok((entries, done))) = job else {
+            return;
+        };
+        let ready = entries
+            .into_iter()
+            .map(|entry| {
+                if cuts.cut_off(prep.model, &entry) {
+                    return (entry, None);
+                }
+                enabled.clear();
+                prep.model.actions(&entry.state, &mut enabled);
+                all.clear();
+                all.extend(0..enabled.len());
+                let prepared = prep.prepare(&entry, &enabled, &all, &mut subset, Vec::new());
+                (entry, Some(prepared))
+            })
+            .collect();
+        // The search may have stopped meanwhile; then nobody waits for this batch.
+        let _ = done.send(ready);
+    }
+}
+
+/// The bounds that cut an entry off instead of expanding it.
+#[derive(Clone, Copy)]
+pub(super) struct Cuts {
+    max_depth: Option<u32>,
+    max_virtual_time_ms: Option<u64>,
+}
+
+impl Cuts {
+    pub(super) fn of(options: &Options) -> Self {
+        Cuts {
+            max_depth: options.max_depth,
+            max_virtual_time_ms: options.max_virtual_time_ms,
+        }
+    }
+
+    /// Whether `entry` will be cut off by the depth or virtual-time bound, not expanded.
+    pub(super) fn cut_off<M: Model>(self, model: &M, entry: &Pending<M::State>) -> bool {
+        self.max_depth.is_some_and(|d| entry.depth >= d)
+            || self
+                .max_virtual_time_ms
+                .is_some_and(|t| model.virtual_time_ms(&entry.state) > t)
+    }
+}
+
+/// Explores `model` breadth-first with its expansions prepared on `threads - 1` worker
+/// threads: the report of `explore` with a `BreadthFirst` frontier (see the module doc);
+/// `why` says why deduplication stays on one thread.
+pub(super) fn explore_lookahead<M>(model: &M, options: Options, why: String) -> Report<M>
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Action: Send + Sync,
+{
+    let threads = options.threads;
+    let mut frontier = BreadthFirst::default();
+    let checker = Checker::new(options.judged.select(model.properties()));
+    // The decisions `search` makes, made here for the workers' keys and subsets.
+    let partial_order = PartialOrder::decide(&checker.props, &options.reductions, &frontier);
+    let symmetry = Symmetry::decide(model, &options.reductions, &frontier).is_on();
+    let dead_values = DeadValues::decide::<M, _>(&options.reductions, &frontier).is_on();
+    let observes = super::observes_of(&checker.props);
+    let prep = Prep {
+        model,
+        observes: &observes,
+        partial_order: partial_order.is_on(),
+        keys: KeyMode::with(symmetry, dead_values, &options),
+    };
+    let cuts = Cuts::of(&options);
+    let count = threads;
+    let (jobs, queue) = channel();
+    let queue = Mutex::new(queue);
+    let (mut report, _visited) = std::thread::scope(|scope| {
+        for _ in 0..count {
+            scope.spawn(|| work(&prep, &queue, &cuts));
+        }
+        let mode = (prep.partial_order, prep.keys);
+        let workers = Workers { jobs, count, mode };
+        match search(model, &mut frontier, options, Some(&workers)) {
+            Ok(done) => done,
+            Err(never) => match never {},
+        }
+        // Dropping `workers` closes the job queue: the workers return.
+    });
+    report.threads = Threads::Prepared { threads, why };
+    report
+}
+
+/// The entries taken from the queue early, in its order: those whose expansions came back,
+/// and the batches still in the workers' hands.
+pub(super) struct Pipeline<S> {
+    ready: VecDeque<Ready<S>>,
+    in_flight: VecDeque<(usize, Receiver<Vec<Ready<S>>>)>,
+    /// Entries in `in_flight`.
+    in_flight_len: usize,
+}
+
+impl<S> Default for Pipeline<S> {
+    fn default() -> Self {
+        Pipeline {
+            ready: VecDeque::new(),
+            in_flight: VecDeque::new(),
+            in_flight_len: 0,
+        }
+    }
+}
+
+impl<S> Pipeline<S> {
+    /// Entries held.
+    pub(super) fn len(&self) -> usize {
+        self.ready.len() + self.in_flight_len
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.ready.clear();
+        self.in_flight.clear();
+        self.in_flight_len = 0;
+    }
+}
+
+impl<'m, M: Model> Search<'m, M> {
+    /// The next entry to expand: the frontier's next, or, with workers, the pipeline's
+    /// (its expansion filed in `ahead`), with the batches behind it handed over.
+    pub(super) fn next_entry<F: Frontier<M>>(
+        &mut self,
+        frontier: &mut F,
+    ) -> Option<Pending<M::State>> {
+        let Some(many) = self.many else {
+            return frontier.pop();
+        };
+        if self.pipeline.ready.is_empty() {
+            if self.pipeline.in_flight.is_empty() {
+                self.hand_over(many, frontier);
+            }
+            if let Some((len, receiver)) = self.pipeline.in_flight.pop_front() {
+                self.pipeline.in_flight_len -= len;
+                let ready = receiver
+                    .recv()
+                    .expect("internal bug: a worker stopped with a batch in hand");
+                self.pipeline.ready.extend(ready);
+            }
+        }
+        // Keep the workers busy while this batch is expanded.
+        while self.pipeline.in_flight.len() < many.batches_in_flight() && frontier.len() > 0 {
+            self.hand_over(many, frontier);
+        }
+        let (entry, prepared) = self.pipeline.ready.pop_front()?;
+        self.ahead.extend(prepared);
+        Some(entry)
+    }
+
+    /// Drops every expansion prepared and entry taken early (a new run starts).
+    pub(super) fn forget_prepared(&mut self) {
+        self.ahead.clear();
+        self.pipeline.clear();
+    }
+
+    /// Hands the next batch of the frontier's entries to the workers.
+    fn hand_over<F: Frontier<M>>(&mut self, many: &dyn PrepareMany<M>, frontier: &mut F) {
+        let batch: Vec<_> = std::iter::from_fn(|| frontier.pop()).take(BATCH).collect();
+        if batch.is_empty() {
+            return;
+        }
+        let len = batch.len();
+        self.pipeline.in_flight_len += len;
+        self.pipeline.in_flight.push_back((len, many.submit(batch)));
+    }
+
+    /// The expansion of `entry`: prepared ahead, or now (then, on one thread, the next
+    /// entry's is prepared early so that its memory accesses overlap with this one's).
+    pub(super) fn prepared_for<F: Frontier<M>>(
+        &mut self,
+        entry: &Pending<M::State>,
+        frontier: &mut F,
+        enabled: &mut Vec<M::Action>,
+        selected: &mut Vec<usize>,
+        options: &Options,
+    ) -> Result<Prepared<M::State>, F::Error> {
+        let mut buffer = None;
+        while let Some(ahead) = self.ahead.pop_front() {
+            if ahead.node == entry.node {
+                match self.pipeline.ready.front() {
+                    Some((_, Some(next))) => self.prefetch(&next.successors),
+                    _ if self.many.is_none() => {
+                        self.prepare_next(frontier, enabled, selected, options)
+                    }
+                    _ => {}
+                }
+                return Ok(ahead);
+            }
+            // Prepared for an entry that was cut off instead.
+            buffer = Some(ahead.successors);
+        }
+        let buffer = buffer.unwrap_or_else(|| std::mem::take(&mut self.spare));
+        enabled.clear();
+        self.model.actions(&entry.state, enabled);
+        selected.clear();
+        frontier.select(self.model, &entry.state, enabled, selected)?;
+        let prepared = self.prepare(entry, enabled, selected, buffer, options);
+        if self.many.is_none() {
+            self.prepare_next(frontier, enabled, selected, options);
+        }
+        Ok(prepared)
+    }
+
+    /// Prepares the expansion of the entry next in line, if the frontier knows it.
+    fn prepare_next<F: Frontier<M>>(
+        &mut self,
+        frontier: &F,
+        enabled: &mut Vec<M::Action>,
+        selected: &mut Vec<usize>,
+        options: &Options,
+    ) {
+        let Some(next) = frontier.peek_next() else {
+            return;
+        };
+        let buffer: Vec<Successor<M::State>> = std::mem::take(&mut self.spare);
+        enabled.clear();
+        self.model.actions(&next.state, enabled);
+        selected.clear();
+        selected.extend(0..enabled.len());
+        let prepared = self.prepare(next, enabled, selected, buffer, options);
+        self.ahead.push_back(prepared);
+    }
+}
