@@ -4,16 +4,18 @@
 //! The idea: preparing an expansion (the enabled actions, the persistent subset, the
 //! successors and their fingerprints, and the entry's own key) reads the entry and nothing
 //! the search has done (`Prep`), and breadth-first search expands its queue's entries in
-//! queue order. So when the entry at the front has nothing prepared, the entries behind it
-//! (up to `BATCH_PER_THREAD` per thread) are prepared together on the pool's threads, and
-//! each is then expanded on the search's thread, in turn, exactly as one thread does:
-//! deduplication, the cycle proviso (which asks what was *expanded* before, and so depends on
-//! the order of expansions), settling transient states, the value abstraction's counts,
-//! properties, the path log and the queue. Everything but the wall-time, memory and
-//! interrupt limits is therefore that of the one-thread search, whatever the number of
-//! threads: the same states, statistics, counterexamples and witnesses. The work done on the
-//! search's thread (deduplication, properties, postponed actions when the proviso asks for
-//! them, transient states) is what bounds the speed-up.
+//! queue order. So the search takes the entries at the queue's front early, in batches of
+//! `BATCH`, and hands them to worker threads (a few batches ahead, so that the workers
+//! prepare while the search expands); each entry is then expanded on the search's thread, in
+//! queue order, exactly as one thread does it: deduplication, the cycle proviso (which asks
+//! what was *expanded* before, and so depends on the order of expansions), settling
+//! transient states, the value abstraction's counts, properties, the path log and the queue.
+//! New entries go behind the ones taken, so the order is the queue's. Everything but the
+//! wall-time, memory and interrupt limits is therefore that of the one-thread search,
+//! whatever the number of threads: the same states, statistics, counterexamples and
+//! witnesses. The work left on the search's thread (deduplication, properties, postponed
+//! actions when the proviso asks for them, transient states, freeing states) is what bounds
+//! the speed-up.
 
 use super::{search, Options, Pending, Prep, Prepared, Search, Successor, Threads};
 use super::{DeadValues, KeyMode, PartialOrder, Symmetry};
@@ -121,8 +123,8 @@ impl Cuts {
     }
 }
 
-/// Explores `model` breadth-first with its expansions prepared on `threads - 1` worker
-/// threads: the report of `explore` with a `BreadthFirst` frontier (see the module doc);
+/// Explores `model` breadth-first with its expansions prepared on `options.threads` worker
+/// threads (the search's own thread mostly expands): the report of `explore` with a `BreadthFirst` frontier (see the module doc);
 /// `why` says why deduplication stays on one thread.
 pub(super) fn explore_lookahead<M>(model: &M, options: Options, why: String) -> Report<M>
 where
