@@ -19,7 +19,6 @@ use crate::report::{Limit, Outcome, Report, Stats};
 use crate::visited::VisitedSet;
 use key::{dedup_key, KeyMode};
 use lookahead::{Pipeline, PrepareMany};
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 
@@ -145,7 +144,7 @@ impl<'m, M: Model> Search<'m, M> {
             cut_by_depth: false,
             cut_by_time: false,
             spare: Vec::new(),
-            ahead: VecDeque::new(),
+            ahead: None,
             many: None,
             pipeline: Pipeline::default(),
             subset: Vec::new(),
@@ -196,9 +195,9 @@ struct Search<'m, M: Model> {
     /// A spare buffer for successors (buffers are reused, so that the hot path allocates
     /// nothing per state).
     spare: Vec<Successor<M::State>>,
-    /// The expansions of the entries next in line, prepared early (breadth-first search),
-    /// in queue order.
-    ahead: VecDeque<Prepared<M::State>>,
+    /// The expansion of the entry next in line, prepared early (breadth-first search; with
+    /// `many`, the entry just taken from the pipeline).
+    ahead: Option<Prepared<M::State>>,
     /// Prepares many entries at once on other threads (`lookahead`), if the search may.
     many: Option<&'m dyn PrepareMany<M>>,
     /// With `many`: the entries taken from the frontier early, for the workers.

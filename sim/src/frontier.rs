@@ -52,15 +52,6 @@ pub trait Frontier<M: Model> {
     fn peek_next(&self) -> Option<&Pending<M::State>> {
         None
     }
-    /// The entry `i` places behind the next (`peek_at(0)` is `peek_next`), under the same
-    /// promise: it will be popped in that turn and expanded under every enabled action.
-    fn peek_at(&self, i: usize) -> Option<&Pending<M::State>> {
-        if i == 0 {
-            self.peek_next()
-        } else {
-            None
-        }
-    }
     /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
     fn prunes_visited(&self) -> bool {
         true
@@ -142,9 +133,6 @@ impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
     }
     fn peek_next(&self) -> Option<&Pending<M::State>> {
         self.queue.front()
-    }
-    fn peek_at(&self, i: usize) -> Option<&Pending<M::State>> {
-        self.queue.get(i)
     }
     fn len(&self) -> usize {
         self.queue.len()

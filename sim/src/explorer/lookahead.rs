@@ -124,8 +124,9 @@ impl Cuts {
 }
 
 /// Explores `model` breadth-first with its expansions prepared on `options.threads` worker
-/// threads (the search's own thread mostly expands): the report of `explore` with a `BreadthFirst` frontier (see the module doc);
-/// `why` says why deduplication stays on one thread.
+/// threads (the search's own thread expands them): the report of `explore` with a
+/// `BreadthFirst` frontier (see the module doc); `why` says why deduplication stays on one
+/// thread.
 pub(super) fn explore_lookahead<M>(model: &M, options: Options, why: String) -> Report<M>
 where
     M: Model + Sync,
@@ -147,15 +148,18 @@ where
         keys: KeyMode::with(symmetry, dead_values, &options),
     };
     let cuts = Cuts::of(&options);
-    let count = threads;
     let (jobs, queue) = channel();
     let queue = Mutex::new(queue);
     let (mut report, _visited) = std::thread::scope(|scope| {
-        for _ in 0..count {
+        for _ in 0..threads {
             scope.spawn(|| work(&prep, &queue, &cuts));
         }
         let mode = (prep.partial_order, prep.keys);
-        let workers = Workers { jobs, count, mode };
+        let workers = Workers {
+            jobs,
+            count: threads,
+            mode,
+        };
         match search(model, &mut frontier, options, Some(&workers)) {
             Ok(done) => done,
             Err(never) => match never {},
@@ -225,13 +229,13 @@ impl<'m, M: Model> Search<'m, M> {
             self.hand_over(many, frontier);
         }
         let (entry, prepared) = self.pipeline.ready.pop_front()?;
-        self.ahead.extend(prepared);
+        self.ahead = prepared;
         Some(entry)
     }
 
     /// Drops every expansion prepared and entry taken early (a new run starts).
     pub(super) fn forget_prepared(&mut self) {
-        self.ahead.clear();
+        self.ahead = None;
         self.pipeline.clear();
     }
 
@@ -256,9 +260,8 @@ impl<'m, M: Model> Search<'m, M> {
         selected: &mut Vec<usize>,
         options: &Options,
     ) -> Result<Prepared<M::State>, F::Error> {
-        let mut buffer = None;
-        while let Some(ahead) = self.ahead.pop_front() {
-            if ahead.node == entry.node {
+        let buffer = match self.ahead.take() {
+            Some(ahead) if ahead.node == entry.node => {
                 match self.pipeline.ready.front() {
                     Some((_, Some(next))) => self.prefetch(&next.successors),
                     _ if self.many.is_none() => {
@@ -268,10 +271,10 @@ impl<'m, M: Model> Search<'m, M> {
                 }
                 return Ok(ahead);
             }
-            // Prepared for an entry that was cut off instead.
-            buffer = Some(ahead.successors);
-        }
-        let buffer = buffer.unwrap_or_else(|| std::mem::take(&mut self.spare));
+            // Prepared for an entry that was cut off instead, or nothing prepared.
+            Some(stale) => stale.successors,
+            None => std::mem::take(&mut self.spare),
+        };
         enabled.clear();
         self.model.actions(&entry.state, enabled);
         selected.clear();
@@ -300,6 +303,6 @@ impl<'m, M: Model> Search<'m, M> {
         selected.clear();
         selected.extend(0..enabled.len());
         let prepared = self.prepare(next, enabled, selected, buffer, options);
-        self.ahead.push_back(prepared);
+        self.ahead = Some(prepared);
     }
 }
