@@ -60,7 +60,8 @@ fn oracles(j: &Value) -> Vec<(String, String)> {
 }
 
 /// The merge of 3 shard processes against the unsharded check (both without partial-order
-/// reduction, which shards refuse), stopping at the first violation or exploring all.
+/// reduction, under which the shards' counts and paths are their own), stopping at the first
+/// violation or exploring all.
 fn compare(scenario: &str, expect_code: i32) {
     let dir = workdir(&format!("shards-{scenario}"));
     let whole_dir = dir.join("whole");
@@ -71,7 +72,7 @@ fn compare(scenario: &str, expect_code: i32) {
     );
     assert_eq!(whole.code, expect_code, "{}", whole.stderr);
     let whole = json(&whole);
-    let files = run_shards(&dir, scenario, 3, &[]);
+    let files = run_shards(&dir, scenario, 3, &["--no-partial-order"]);
     let (out, merged) = merge(&dir, &files);
     assert_eq!(out.code, expect_code, "{}", out.stderr);
     assert_eq!(merged["verdict"], whole["verdict"], "{scenario}");
@@ -109,6 +110,31 @@ fn three_shard_processes_merge_to_the_unsharded_violation() {
 #[test]
 fn three_shard_processes_merge_to_the_unsharded_safe_verdict_and_state_count() {
     compare("redisson-gc-past-lease-defended", 0);
+}
+
+/// With partial-order reduction (the default), 3 shard processes merge to the reduced
+/// check's verdict and oracles, and the merged counterexample replays.
+#[test]
+fn reduced_shard_processes_merge_to_the_reduced_verdict_and_a_real_counterexample() {
+    let scenario = "kleppmann-pause-past-lease";
+    let dir = workdir("shards-reduced");
+    let whole_dir = dir.join("whole");
+    std::fs::create_dir_all(&whole_dir).unwrap();
+    let whole = json(&run(
+        &whole_dir,
+        &["--json", "check", scenario, "--all-oracles"],
+    ));
+    let files = run_shards(&dir, scenario, 3, &["--all-oracles"]);
+    let (out, merged) = merge(&dir, &files);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(merged["verdict"], whole["verdict"]);
+    assert_eq!(oracles(&merged), oracles(&whole));
+    let replay = run(&dir, &["replay", merged["trace_file"].as_str().unwrap()]);
+    assert_eq!(
+        replay.code, 1,
+        "the merged trace replays: {}",
+        replay.stderr
+    );
 }
 
 #[test]

@@ -20,8 +20,8 @@ use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::testing::fault_schedule;
 use lockcheck_sim::world::ProcessId;
 use lockcheck_sim::{
-    explore, replay, BreadthFirst, DeadValues, DepthFirst, FpHasher, Outcome, Property, Reductions,
-    Status, Symmetry, Trace,
+    explore, explore_shard, replay, BreadthFirst, DeadValues, DepthFirst, FpHasher, Outcome,
+    Property, Reductions, ShardPlan, Status, Symmetry, Trace,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -388,8 +388,46 @@ fn search_order_does_not_change_the_state_space_of_a_drifting_world() {
     assert_eq!(bfs.stats.unique_states, dfs.stats.unique_states);
 }
 
+/// Three shards, each with every reduction (partial order among them): a property is
+/// violated or witnessed by some shard exactly when the unsharded reduced search violates or
+/// witnesses it. Compared when every search completes within `max_states`.
+fn compare_sharded(scenario: &Scenario, max_states: u64) {
+    let whole = search(scenario, Reductions::all(), max_states);
+    if whole.report.outcome != Outcome::Complete {
+        return;
+    }
+    let options = || lockcheck_sim::Options {
+        stop_at_first_violation: false,
+        max_states: Some(max_states),
+        reductions: Reductions::all(),
+        ..scenario.explore.options()
+    };
+    let hit = |s: &Status<RedisWorld>| matches!(s, Status::Violated(_) | Status::Witnessed(_));
+    let mut found = vec![false; whole.report.properties.len()];
+    for k in 0..3 {
+        let plan = ShardPlan::new(3, k).unwrap().with_roots_per_shard(4);
+        let shard = explore_shard(&whole.world, plan, options());
+        if shard.report.outcome != Outcome::Complete {
+            return;
+        }
+        for (f, p) in found.iter_mut().zip(&shard.report.properties) {
+            *f |= hit(&p.status);
+        }
+    }
+    for (f, w) in found.iter().zip(&whole.report.properties) {
+        assert_eq!(*f, hit(&w.status), "{}: {}", scenario.name, w.name);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+    #[test]
+    fn generated_scenarios_get_the_same_verdicts_from_reduced_shards_as_unsharded(
+        scenario in small_scenario()
+    ) {
+        compare_sharded(&scenario, 20_000);
+    }
 
     #[test]
     fn generated_scenarios_get_the_same_verdicts_with_and_without_reduction(

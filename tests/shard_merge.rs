@@ -4,6 +4,8 @@
 //! same counterexample and witness paths, step for step, stopping at the first violation
 //! and exploring everything (symmetry reduction under sharding is compared in the kernel's
 //! `sim/tests/symmetry.rs`, on a world with identical clients). A merge that leaves out one shard's states is caught by the same comparison.
+//! With partial-order reduction the shards' reduced graphs are their own: the merge keeps the
+//! outcome and every verdict, and its paths are real.
 
 use lockcheck::check::Checked;
 use lockcheck::cli::search::outcome_word;
@@ -11,29 +13,32 @@ use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::shard::{merge, plan_hash, Merged, ShardResult};
 use lockcheck_sim::{
-    explore, explore_shard, union_len, BreadthFirst, Options, Outcome, PartialOrder, ShardPlan,
+    explore, explore_shard, follow_labels, replay_checked, union_len, BreadthFirst, Expectation,
+    Model, Options, Outcome, ShardPlan,
 };
 
 const CAP: u64 = 12_000;
 /// Few roots per shard, so that small spaces split.
 const ROOTS: u32 = 4;
 
-fn options(scenario: &Scenario, stop_at_first: bool) -> Options {
+/// The search's options: the scenario's, with the cap, and partial-order reduction off
+/// unless `partial_order`.
+fn options(scenario: &Scenario, stop_at_first: bool, partial_order: bool) -> Options {
     let mut o = Options {
         stop_at_first_violation: stop_at_first,
         max_states: Some(CAP),
         ..scenario.explore.options()
     };
-    o.reductions.partial_order = false;
+    o.reductions.partial_order &= partial_order;
     o
 }
 
-fn unsharded(scenario: &Scenario, stop_at_first: bool) -> Checked {
+fn unsharded(scenario: &Scenario, stop_at_first: bool, partial_order: bool) -> Checked {
     let world = scenario.build().expect("scenario builds");
     let report = explore(
         &world,
         &mut BreadthFirst::default(),
-        options(scenario, stop_at_first),
+        options(scenario, stop_at_first, partial_order),
     );
     Checked { world, report }
 }
@@ -44,10 +49,11 @@ fn shard_results(
     scenario: &Scenario,
     shards: u32,
     stop_at_first: bool,
+    partial_order: bool,
 ) -> Vec<(ShardResult, Vec<u64>)> {
     (0..shards)
         .map(|k| {
-            let o = options(scenario, stop_at_first);
+            let o = options(scenario, stop_at_first, partial_order);
             let plan = ShardPlan::new(shards, k)
                 .unwrap()
                 .with_roots_per_shard(ROOTS);
@@ -81,7 +87,7 @@ fn merged(results: &[(ShardResult, Vec<u64>)]) -> (Merged, u64) {
 /// Compares the merge of `shards` shards with the unsharded search: `None` when the
 /// unsharded search hit the cap (nothing compared), else whether the search split.
 fn compare(scenario: &Scenario, shards: u32, stop_at_first: bool) -> Option<bool> {
-    let whole = unsharded(scenario, stop_at_first);
+    let whole = unsharded(scenario, stop_at_first, false);
     if matches!(whole.report.outcome, Outcome::LimitReached(_)) {
         return None;
     }
@@ -89,7 +95,7 @@ fn compare(scenario: &Scenario, shards: u32, stop_at_first: bool) -> Option<bool
         "{} ({shards} shards, stop at first: {stop_at_first})",
         scenario.name
     );
-    let results = shard_results(&whole.world, scenario, shards, stop_at_first);
+    let results = shard_results(&whole.world, scenario, shards, stop_at_first, false);
     let (m, unique) = merged(&results);
     assert_eq!(
         m.outcome,
@@ -158,19 +164,64 @@ fn the_number_of_shards_does_not_change_the_merged_result() {
     }
 }
 
-/// Partial-order reduction is refused in a shard, by name.
+/// With partial-order reduction, each shard's reduced search differs from the unsharded one
+/// (its cycle proviso sees its own expansions), so the state counts and paths may differ;
+/// what must not: exploring everything, the merge has the unsharded reduced search's outcome
+/// and every oracle's verdict, and every path it gives is real (a violation's trace replays
+/// to that violation, a witness's path ends in a state where the witness holds).
 #[test]
-fn partial_order_reduction_is_refused_in_a_shard_with_its_reason() {
-    let scenario = builtin::by_name("seed-003-incident").unwrap();
-    let world = scenario.build().unwrap();
-    let found = explore_shard(
-        &world,
-        ShardPlan::new(2, 0).unwrap(),
-        scenario.explore.options(),
-    );
-    match &found.report.partial_order {
-        PartialOrder::Unavailable(why) => assert!(why.contains("cycle proviso"), "{why}"),
-        other => panic!("partial order {other}"),
+fn with_partial_order_reduction_the_merge_keeps_every_verdict_and_its_paths_are_real() {
+    let mut compared = 0;
+    let mut reduced = 0;
+    for scenario in builtin::all() {
+        let whole = unsharded(&scenario, false, true);
+        if matches!(whole.report.outcome, Outcome::LimitReached(_)) {
+            continue;
+        }
+        let results = shard_results(&whole.world, &scenario, 3, false, true);
+        if results.iter().any(|(r, _)| r.outcome == "limit_reached") {
+            continue;
+        }
+        let (m, _) = merged(&results);
+        let name = &scenario.name;
+        assert_eq!(m.outcome, outcome_word(&whole.report.outcome), "{name}");
+        for (p, w) in m.properties.iter().zip(&whole.report.properties) {
+            assert_eq!(
+                p.status,
+                w.status.word().to_lowercase(),
+                "{name}: {}",
+                p.name
+            );
+            check_real(&whole.world, p, name);
+        }
+        compared += 1;
+        reduced += usize::from(whole.report.stats.reduced_states > 0);
+    }
+    assert!(compared >= 40, "only {compared} searches compared");
+    assert!(reduced >= 20, "only {reduced} of them reduced");
+}
+
+/// Whether the merged path of `p` is a real path of `world` with `p`'s verdict at its end.
+fn check_real(world: &RedisWorld, p: &lockcheck::shard::MergedProperty, name: &str) {
+    match p.status.as_str() {
+        "violated" => {
+            let saved = p.trace.as_ref().expect("a violation's trace");
+            if let Err(e) = replay_checked(world, &saved.trace) {
+                panic!("{name}: {}'s trace does not replay to it: {e}", p.name);
+            }
+        }
+        "witnessed" => {
+            let labels = p.labels.clone().expect("a witness's path");
+            let init = p.choices.as_ref().expect("its choices")[0] as usize;
+            let path = follow_labels(world, None, init, labels).expect("a real path");
+            let property = world.properties().into_iter().find(|q| q.name == p.name);
+            let Some(Expectation::Sometimes(holds)) = property.map(|q| q.expectation) else {
+                panic!("{name}: {} is a sometimes property", p.name);
+            };
+            let last = path.states.last().expect("a path has a state");
+            assert!(holds(world, last), "{name}: {}'s witness", p.name);
+        }
+        _ => {}
     }
 }
 
@@ -178,9 +229,9 @@ fn partial_order_reduction_is_refused_in_a_shard_with_its_reason() {
 #[test]
 fn a_merge_missing_a_shard_is_caught() {
     let scenario = builtin::by_name("redisson-gc-past-lease-defended").unwrap();
-    let whole = unsharded(&scenario, false);
+    let whole = unsharded(&scenario, false, false);
     assert_eq!(whole.report.outcome, Outcome::Complete);
-    let mut results = shard_results(&whole.world, &scenario, 3, false);
+    let mut results = shard_results(&whole.world, &scenario, 3, false, false);
     results.pop();
     let (m, unique) = merged(&results);
     assert!(!m.shortest);

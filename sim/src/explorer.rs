@@ -297,6 +297,12 @@ impl<M: Model> Search<'_, M> {
                 }
             }
             while let Some(entry) = self.next_entry(frontier) {
+                if self.partial_order.is_on() {
+                    for dropped in frontier.take_handed_off() {
+                        let vt = self.model.virtual_time_ms(&dropped.state);
+                        self.mark_expanded(&dropped, vt, None, options);
+                    }
+                }
                 if self.stats.expanded_states >= self.next_check_at {
                     if let Some(limit) = self.limit_hit(frontier, options) {
                         return Ok(Outcome::LimitReached(limit));

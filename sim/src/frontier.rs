@@ -52,6 +52,13 @@ pub trait Frontier<M: Model> {
     fn peek_next(&self) -> Option<&Pending<M::State>> {
         None
     }
+    /// The entries this frontier dropped since it was last asked, for another search to
+    /// expand (a shard keeps only its block of the level it splits at). Partial-order
+    /// reduction counts them as expanded, so that its cycle proviso never postpones an
+    /// action past a state this search will not expand (see `explorer::shard`).
+    fn take_handed_off(&mut self) -> Vec<Pending<M::State>> {
+        Vec::new()
+    }
     /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
     fn prunes_visited(&self) -> bool {
         true

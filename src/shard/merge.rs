@@ -48,7 +48,9 @@ pub struct Merged {
     /// `incomplete` (shards missing).
     pub outcome: String,
     pub properties: Vec<MergedProperty>,
-    /// Whether the hits are the unsharded search's: every shard present and done.
+    /// Whether the hits are the shortest the whole search has: every shard present and done.
+    /// Without partial-order reduction they are the unsharded search's; with it, the shortest
+    /// the shards' reduced searches found (see `lockcheck_sim::explore_shard`).
     pub shortest: bool,
     /// The shards' statistics: counts summed (the work done), depth and time the largest.
     pub work: ShardStats,

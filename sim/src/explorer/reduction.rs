@@ -156,6 +156,7 @@ impl<M: Model> Prep<'_, M> {
         }
         let model = self.model;
         let sight = |a: &M::Action| sight_of(model, self.observes, a);
+        subset.clear();
         let reduced = model.persistent_set(&entry.state, enabled, &sight, subset);
         debug_assert!(
             !reduced

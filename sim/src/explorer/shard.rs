@@ -4,8 +4,8 @@
 //!
 //! Every shard runs the same prefix (the levels before the split), so the split and each
 //! shard's roots depend on the model and (N, K) alone: any shard can be rerun by itself. A
-//! shard records the deduplication key of every state it stores; the union of those sets is
-//! exactly the unsharded search's visited set (every state the unsharded search reaches lies
+//! shard records the deduplication key of every state it stores; without partial-order
+//! reduction the union of those sets is exactly the unsharded search's visited set (every state the unsharded search reaches lies
 //! in the prefix or below some root, and each shard's search below its roots is the unsharded
 //! search restricted to them), so the merged unique count is the size of the union, and the
 //! sum of the shards' counts over it is the work duplicated across shards.
@@ -18,12 +18,23 @@
 //! the shards' first violations, in that order ([`choice_path`]), is the unsharded one; the
 //! same holds for each `sometimes` witness.
 //!
-//! Partial-order reduction is refused in a shard: its cycle proviso asks whether a state was
-//! expanded anywhere in the search, which a shard cannot know, so the reduced state sets of
-//! the shards would not add up to the unsharded one. Symmetry reduction works unchanged: the
-//! canonical key of a state does not depend on the search order.
+//! Partial-order reduction works in a shard, with one rule of its own: the other shards'
+//! roots, which this shard stores but leaves to them, count as *expanded* for the cycle
+//! proviso (`Frontier::take_handed_off`). Why: a shard's proviso sees only its own
+//! expansions, so a reduced cycle that runs through another shard's root would fire no
+//! shard's proviso, and an action postponed around it would be explored by none (a model
+//! of exactly that is `sim/tests/shard_proviso.rs`). With the rule, a reduced expansion
+//! that reaches another shard's root is a full one, so the violating path's next action is
+//! taken before the search hands the rest of it to that shard, and each hand-over shortens
+//! what is left of the path: every violation (and witness) reachable in the full model is
+//! found by some shard. What changes is the exact sets: each shard's reduced graph differs
+//! from the unsharded one's (its proviso fires where its own expansions say), so the union
+//! of the shards' keys is not the unsharded reduced search's visited set, and the smallest
+//! of the shards' hits is the shortest the shards found, a real path but not necessarily
+//! the unsharded search's. Symmetry reduction works unchanged: the canonical key of a state
+//! does not depend on the search order.
 
-use super::{explore, DeadValues, Options, PartialOrder, Search, Symmetry};
+use super::{explore, DeadValues, Options, Search, Symmetry};
 use crate::fingerprint::Fingerprint;
 use crate::frontier::{BreadthFirst, Frontier, Pending, RunStart};
 use crate::model::Model;
@@ -32,10 +43,6 @@ use std::collections::VecDeque;
 
 /// By default, the split happens at the first level with at least this many states per shard.
 pub const ROOTS_PER_SHARD: u32 = 64;
-
-/// Why partial-order reduction is not used in a shard.
-pub const SHARD_PARTIAL_ORDER_REASON: &str =
-    "a shard cannot apply the cycle proviso, which asks what the whole search expanded";
 
 /// Which part of the search to run: shard `shard` (from 0) of `shards`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,9 +105,7 @@ pub struct ShardReport<M: Model> {
 }
 
 /// Runs shard `plan.shard` of `plan.shards` of a breadth-first search of `model`.
-pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, mut options: Options) -> ShardReport<M> {
-    let asked_partial_order = options.reductions.partial_order;
-    options.reductions.partial_order = false;
+pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, options: Options) -> ShardReport<M> {
     let mut key_options = Options {
         max_virtual_time_ms: options.max_virtual_time_ms,
         ..Options::default()
@@ -120,11 +125,10 @@ pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, mut options: Options)
         last_depth: None,
         split: None,
         keys: Vec::with_capacity(options.expected_states),
+        hand_off: options.reductions.partial_order,
+        handed_off: Vec::new(),
     };
-    let mut report = explore(model, &mut frontier, options);
-    if asked_partial_order {
-        report.partial_order = PartialOrder::Unavailable(SHARD_PARTIAL_ORDER_REASON.into());
-    }
+    let report = explore(model, &mut frontier, options);
     let mut keys = frontier.keys;
     keys.sort_unstable();
     keys.dedup();
@@ -188,6 +192,10 @@ struct Sharded<'m, M: Model> {
     last_depth: Option<u32>,
     split: Option<Split>,
     keys: Vec<Fingerprint>,
+    /// Whether to keep the other shards' roots for the search to take (under partial-order
+    /// reduction, which counts them as expanded).
+    hand_off: bool,
+    handed_off: Vec<Pending<M::State>>,
 }
 
 impl<M: Model> Sharded<'_, M> {
@@ -212,7 +220,13 @@ impl<M: Model> Sharded<'_, M> {
             first_root: lo as u64,
             roots: (hi - lo) as u64,
         });
-        self.queue = self.queue.drain(lo..hi).collect();
+        let mut level: Vec<_> = std::mem::take(&mut self.queue).into();
+        let after = level.split_off(hi);
+        self.queue = level.split_off(lo).into();
+        if self.hand_off {
+            self.handed_off = level;
+            self.handed_off.extend(after);
+        }
     }
 }
 
@@ -243,6 +257,9 @@ impl<M: Model> Frontier<M> for Sharded<'_, M> {
     }
     fn peek_next(&self) -> Option<&Pending<M::State>> {
         self.queue.front()
+    }
+    fn take_handed_off(&mut self) -> Vec<Pending<M::State>> {
+        std::mem::take(&mut self.handed_off)
     }
     fn len(&self) -> usize {
         self.queue.len()
