@@ -144,6 +144,7 @@ impl<'m, M: Model> Search<'m, M> {
             cut_by_depth: false,
             cut_by_time: false,
             spare: Vec::new(),
+            dead: Vec::new(),
             ahead: None,
             many: None,
             pipeline: Pipeline::default(),
@@ -195,6 +196,9 @@ struct Search<'m, M: Model> {
     /// A spare buffer for successors (buffers are reused, so that the hot path allocates
     /// nothing per state).
     spare: Vec<Successor<M::State>>,
+    /// States done with, for a worker to drop (with `many`: freeing what a worker allocated
+    /// is the search thread's largest cost after deduplication).
+    dead: Vec<M::State>,
     /// The expansion of the entry next in line, prepared early (breadth-first search; with
     /// `many`, the entry just taken from the pipeline).
     ahead: Option<Prepared<M::State>>,
@@ -317,9 +321,9 @@ impl<M: Model> Search<'_, M> {
                     return Ok(Outcome::Interrupted);
                 }
                 self.stats.expanded_states += 1;
-                if let Step::Stop(o) =
-                    self.expand(entry, frontier, options, &mut enabled, &mut selected)?
-                {
+                let step = self.expand(&entry, frontier, options, &mut enabled, &mut selected)?;
+                self.bury(entry.state);
+                if let Step::Stop(o) = step {
                     return Ok(o);
                 }
             }
@@ -340,7 +344,7 @@ impl<M: Model> Search<'_, M> {
 
     fn expand<F: Frontier<M>>(
         &mut self,
-        entry: Pending<M::State>,
+        entry: &Pending<M::State>,
         frontier: &mut F,
         options: &Options,
         enabled: &mut Vec<M::Action>,
@@ -359,8 +363,8 @@ impl<M: Model> Search<'_, M> {
             self.stats.cut_off_states += 1;
             return Ok(Step::Go);
         }
-        let mut prepared = self.prepared_for(&entry, frontier, enabled, selected, options)?;
-        self.mark_expanded(&entry, vt, prepared.own_key, options);
+        let mut prepared = self.prepared_for(entry, frontier, enabled, selected, options)?;
+        self.mark_expanded(entry, vt, prepared.own_key, options);
         self.stats.visible_expansions += u64::from(prepared.visible);
         self.stats.branching.add(&prepared.tally);
         let mut successors = std::mem::take(&mut prepared.successors);
@@ -373,7 +377,7 @@ impl<M: Model> Search<'_, M> {
         let prunes = frontier.prunes_visited();
         let mut seen_any = false;
         for next in successors.drain(..) {
-            match self.admit_successor(&entry, next, frontier, prunes, options) {
+            match self.admit_successor(entry, next, frontier, prunes, options) {
                 Step::Stop(o) => return Ok(Step::Stop(o)),
                 Step::Go => {}
             }
@@ -381,7 +385,7 @@ impl<M: Model> Search<'_, M> {
         }
         self.spare = successors;
         if prepared.reduced {
-            if let Step::Stop(o) = self.after_reduced(&entry, seen_any, frontier, options) {
+            if let Step::Stop(o) = self.after_reduced(entry, seen_any, frontier, options) {
                 return Ok(Step::Stop(o));
             }
         }

@@ -117,10 +117,11 @@ pub trait Model: Sized {
         false
     }
 
-    /// Partial-order reduction: writes into `out` the indices (into `enabled`, ascending) of
-    /// a proper subset of the enabled actions of `state` that is *persistent* (no sequence
-    /// of actions outside it, taken from `state`, can disable one of its actions or fail to
-    /// commute with it) and contains no [`Sight::Visible`] action, and returns true; or
+    /// Partial-order reduction: writes into `out` (which arrives empty) the indices (into
+    /// `enabled`, ascending) of a proper subset of the enabled actions of `state` that is
+    /// *persistent* (no sequence of actions outside it, taken from `state`, can disable one
+    /// of its actions or fail to commute with it) and contains no [`Sight::Visible`] action,
+    /// and returns true; or
     /// returns false to have every action expanded (the default). Prefer subsets without
     /// [`Sight::Checked`] actions: the explorer expands fully when one of those turns out to
     /// change what a property observes. The model states in its own documentation why its

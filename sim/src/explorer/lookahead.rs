@@ -14,8 +14,10 @@
 //! wall-time, memory and interrupt limits is therefore that of the one-thread search,
 //! whatever the number of threads: the same states, statistics, counterexamples and
 //! witnesses. The work left on the search's thread (deduplication, properties, postponed
-//! actions when the proviso asks for them, transient states, freeing states) is what bounds
-//! the speed-up.
+//! actions when the proviso asks for them, transient states) is what bounds the speed-up;
+//! the states it is done with (each expanded entry, each successor seen before) go back to
+//! the workers with the next batch to be dropped there, since freeing what another thread
+//! allocated was the search thread's largest cost after deduplication.
 
 use super::{search, Options, Pending, Prep, Prepared, Search, Successor, Threads};
 use super::{DeadValues, KeyMode, PartialOrder, Symmetry};
@@ -34,13 +36,19 @@ const BATCH: usize = 256;
 /// An entry taken from the queue early, with its expansion (none when it will be cut off).
 pub(super) type Ready<S> = (Pending<S>, Option<Prepared<S>>);
 
-/// A batch handed to the workers, and where its expansions come back.
-type Job<S> = (Vec<Pending<S>>, Sender<Vec<Ready<S>>>);
+/// A batch handed to the workers, states for them to drop, and where the batch's expansions
+/// come back.
+type Job<S> = (Vec<Pending<S>>, Vec<S>, Sender<Vec<Ready<S>>>);
 
 /// Prepares the expansions of batches of entries on other threads.
 pub(super) trait PrepareMany<M: Model> {
-    /// Hands `entries` over; their expansions, in their order, arrive on the receiver.
-    fn submit(&self, entries: Vec<Pending<M::State>>) -> Receiver<Vec<Ready<M::State>>>;
+    /// Hands `entries` over, with states done with (`dead`) to drop; the entries'
+    /// expansions, in their order, arrive on the receiver.
+    fn submit(
+        &self,
+        entries: Vec<Pending<M::State>>,
+        dead: Vec<M::State>,
+    ) -> Receiver<Vec<Ready<M::State>>>;
     /// How many batches to keep in the workers' hands.
     fn batches_in_flight(&self) -> usize;
     /// Whether the workers choose persistent subsets, and how they make keys.
@@ -55,10 +63,14 @@ struct Workers<S> {
 }
 
 impl<M: Model> PrepareMany<M> for Workers<M::State> {
-    fn submit(&self, entries: Vec<Pending<M::State>>) -> Receiver<Vec<Ready<M::State>>> {
+    fn submit(
+        &self,
+        entries: Vec<Pending<M::State>>,
+        dead: Vec<M::State>,
+    ) -> Receiver<Vec<Ready<M::State>>> {
         let (done, receiver) = channel();
         self.jobs
-            .send((entries, done))
+            .send((entries, dead, done))
             .expect("internal bug: the workers stopped before the search");
         receiver
     }
@@ -77,9 +89,10 @@ fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>, cut
     let (mut enabled, mut all, mut subset) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         let job = jobs.lock().map(|jobs| jobs.recv());
-        let Ok(Ok((entries, done))) = job else {
+        let Ok(Ok((entries, dead, done))) = job else {
             return;
         };
+        drop(dead);
         let ready = entries
             .into_iter()
             .map(|entry| {
@@ -247,7 +260,17 @@ impl<'m, M: Model> Search<'m, M> {
         }
         let len = batch.len();
         self.pipeline.in_flight_len += len;
-        self.pipeline.in_flight.push_back((len, many.submit(batch)));
+        let dead = std::mem::take(&mut self.dead);
+        self.pipeline
+            .in_flight
+            .push_back((len, many.submit(batch, dead)));
+    }
+
+    /// Drops `state`, on a worker when there are workers (with the next batch handed over).
+    pub(super) fn bury(&mut self, state: M::State) {
+        if self.many.is_some() {
+            self.dead.push(state);
+        }
     }
 
     /// The expansion of `entry`: prepared ahead, or now (then, on one thread, the next

@@ -35,6 +35,7 @@ impl<M: Model> Search<'_, M> {
             Admit::Stop(o) => return Step::Stop(o),
             Admit::Seen => {
                 self.last_seen = self.was_expanded(self.last_fp);
+                self.bury(next.state);
                 return Step::Go;
             }
             Admit::New(node) => node,
