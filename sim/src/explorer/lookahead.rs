@@ -33,6 +33,11 @@ use std::sync::Mutex;
 /// search that stops early has not prepared much in vain.
 const BATCH: usize = 256;
 
+/// How many entries ahead of the one expanded the search starts loading the table slots an
+/// expansion prepared on a worker will touch (its successors' and its own in the expanded
+/// set), so that those cache misses overlap with the expansions before it.
+const PREFETCH_AHEAD: usize = 2;
+
 /// An entry taken from the queue early, with its expansion (none when it will be cut off).
 pub(super) type Ready<S> = (Pending<S>, Option<Prepared<S>>);
 
@@ -285,8 +290,13 @@ impl<'m, M: Model> Search<'m, M> {
     ) -> Result<Prepared<M::State>, F::Error> {
         let buffer = match self.ahead.take() {
             Some(ahead) if ahead.node == entry.node => {
-                match self.pipeline.ready.front() {
-                    Some((_, Some(next))) => self.prefetch(&next.successors),
+                match self.pipeline.ready.get(PREFETCH_AHEAD) {
+                    Some((_, Some(next))) => {
+                        self.prefetch(&next.successors);
+                        if let (Some(key), Some(expanded)) = (next.own_key, &self.expanded) {
+                            expanded.prefetch(key);
+                        }
+                    }
                     _ if self.many.is_none() => {
                         self.prepare_next(frontier, enabled, selected, options)
                     }
