@@ -291,12 +291,7 @@ impl<'m, M: Model> Search<'m, M> {
         let buffer = match self.ahead.take() {
             Some(ahead) if ahead.node == entry.node => {
                 match self.pipeline.ready.get(PREFETCH_AHEAD) {
-                    Some((_, Some(next))) => {
-                        self.prefetch(&next.successors);
-                        if let (Some(key), Some(expanded)) = (next.own_key, &self.expanded) {
-                            expanded.prefetch(key);
-                        }
-                    }
+                    Some((_, Some(next))) => self.prefetch_prepared(next),
                     _ if self.many.is_none() => {
                         self.prepare_next(frontier, enabled, selected, options)
                     }

@@ -81,8 +81,17 @@ impl<M: Model> Search<'_, M> {
             .prep(options)
             .prepare(entry, enabled, selected, &mut subset, out);
         self.subset = subset;
-        self.prefetch(&prepared.successors);
+        self.prefetch_prepared(&prepared);
         prepared
+    }
+
+    /// Starts loading the table slots `prepared` will touch: its successors' in the visited
+    /// table and, under partial-order reduction, its own in the expanded set.
+    pub(super) fn prefetch_prepared(&self, prepared: &Prepared<M::State>) {
+        self.prefetch(&prepared.successors);
+        if let (Some(key), Some(expanded)) = (prepared.own_key, &self.expanded) {
+            expanded.prefetch(key);
+        }
     }
 
     /// Starts loading the visited-table slots of `successors` into the cache.
