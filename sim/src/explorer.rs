@@ -301,12 +301,7 @@ impl<M: Model> Search<'_, M> {
                 }
             }
             while let Some(entry) = self.next_entry(frontier) {
-                if self.partial_order.is_on() {
-                    for dropped in frontier.take_handed_off() {
-                        let vt = self.model.virtual_time_ms(&dropped.state);
-                        self.mark_expanded(&dropped, vt, None, options);
-                    }
-                }
+                self.note_handed_off(frontier, options);
                 if self.stats.expanded_states >= self.next_check_at {
                     if let Some(limit) = self.limit_hit(frontier, options) {
                         return Ok(Outcome::LimitReached(limit));
@@ -320,10 +315,9 @@ impl<M: Model> Search<'_, M> {
                     self.stats.unique_states = self.visited.len() as u64;
                     return Ok(Outcome::Interrupted);
                 }
-                self.stats.expanded_states += 1;
-                let step = self.expand(&entry, frontier, options, &mut enabled, &mut selected)?;
-                self.bury(entry.state);
-                if let Step::Stop(o) = step {
+                if let Step::Stop(o) =
+                    self.expand_and_bury(entry, frontier, options, &mut enabled, &mut selected)?
+                {
                     return Ok(o);
                 }
             }
@@ -340,6 +334,33 @@ impl<M: Model> Search<'_, M> {
         } else {
             Outcome::Complete
         })
+    }
+
+    /// Marks the entries the frontier handed to other searches as expanded, under
+    /// partial-order reduction (see `explorer::shard`).
+    fn note_handed_off<F: Frontier<M>>(&mut self, frontier: &mut F, options: &Options) {
+        if self.partial_order.is_on() {
+            for dropped in frontier.take_handed_off() {
+                let vt = self.model.virtual_time_ms(&dropped.state);
+                self.mark_expanded(&dropped, vt, None, options);
+            }
+        }
+    }
+
+    /// Counts the expansion and runs [`Search::expand`]; then the entry's state is dropped
+    /// (on a worker, with workers).
+    fn expand_and_bury<F: Frontier<M>>(
+        &mut self,
+        entry: Pending<M::State>,
+        frontier: &mut F,
+        options: &Options,
+        enabled: &mut Vec<M::Action>,
+        selected: &mut Vec<usize>,
+    ) -> Result<Step, F::Error> {
+        self.stats.expanded_states += 1;
+        let step = self.expand(&entry, frontier, options, enabled, selected)?;
+        self.bury(entry.state);
+        Ok(step)
     }
 
     fn expand<F: Frontier<M>>(
