@@ -336,11 +336,11 @@ impl<M: Model> Search<'_, M> {
         })
     }
 
-    /// Marks the entries the frontier handed to other searches as expanded, under
-    /// partial-order reduction (see `explorer::shard`).
+    /// Takes the entries the frontier handed to other searches and, under partial-order
+    /// reduction, marks them expanded (see `explorer::shard`); otherwise they are dropped.
     fn note_handed_off<F: Frontier<M>>(&mut self, frontier: &mut F, options: &Options) {
-        if self.partial_order.is_on() {
-            for dropped in frontier.take_handed_off() {
+        for dropped in frontier.take_handed_off() {
+            if self.partial_order.is_on() {
                 let vt = self.model.virtual_time_ms(&dropped.state);
                 self.mark_expanded(&dropped, vt, None, options);
             }

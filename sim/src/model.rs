@@ -121,11 +121,10 @@ pub trait Model: Sized {
     /// `enabled`, ascending) of a proper subset of the enabled actions of `state` that is
     /// *persistent* (no sequence of actions outside it, taken from `state`, can disable one
     /// of its actions or fail to commute with it) and contains no [`Sight::Visible`] action,
-    /// and returns true; or
-    /// returns false to have every action expanded (the default). Prefer subsets without
-    /// [`Sight::Checked`] actions: the explorer expands fully when one of those turns out to
-    /// change what a property observes. The model states in its own documentation why its
-    /// sets are persistent.
+    /// and returns true; or returns false to have every action expanded (the default).
+    /// Prefer subsets without [`Sight::Checked`] actions: the explorer expands fully when
+    /// one of those turns out to change what a property observes. The model states in its
+    /// own documentation why its sets are persistent.
     fn persistent_set(
         &self,
         _state: &Self::State,

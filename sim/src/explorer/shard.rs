@@ -5,10 +5,11 @@
 //! Every shard runs the same prefix (the levels before the split), so the split and each
 //! shard's roots depend on the model and (N, K) alone: any shard can be rerun by itself. A
 //! shard records the deduplication key of every state it stores; without partial-order
-//! reduction the union of those sets is exactly the unsharded search's visited set (every state the unsharded search reaches lies
-//! in the prefix or below some root, and each shard's search below its roots is the unsharded
-//! search restricted to them), so the merged unique count is the size of the union, and the
-//! sum of the shards' counts over it is the work duplicated across shards.
+//! reduction the union of those sets is exactly the unsharded search's visited set (every
+//! state the unsharded search reaches lies in the prefix or below some root, and each
+//! shard's search below its roots is the unsharded search restricted to them), so the
+//! merged unique count is the size of the union, and the sum of the shards' counts over it
+//! is the work duplicated across shards.
 //!
 //! The counterexample: breadth-first search admits states in the order of their shortest
 //! paths compared by length, then by choice indices (initial state first). The smallest
@@ -193,7 +194,7 @@ struct Sharded<'m, M: Model> {
     split: Option<Split>,
     keys: Vec<Fingerprint>,
     /// Whether to keep the other shards' roots for the search to take (under partial-order
-    /// reduction, which counts them as expanded).
+    /// reduction, which counts them as expanded; the search drops them otherwise).
     hand_off: bool,
     handed_off: Vec<Pending<M::State>>,
 }
