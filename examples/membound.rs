@@ -74,7 +74,7 @@ fn fill(shard: &mut VisitedSet, seed: u64, count: u64) -> u64 {
     let mut prng = Prng::from_seed(seed);
     let mut new = 0;
     for _ in 0..count {
-        new += shard.insert(prng.next_u64() | 1) as u64;
+        new += shard.insert(u128::from(prng.next_u64() | 1)) as u64;
     }
     new
 }

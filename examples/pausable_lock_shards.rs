@@ -17,7 +17,8 @@
 mod pausable_lock;
 
 use lockcheck::sim::{
-    bfs_order, choice_path, explore, explore_shard, union_len, BreadthFirst, Options, ShardPlan,
+    bfs_order, choice_path, explore, explore_shard, union_len, BreadthFirst, Fingerprint, Options,
+    ShardPlan,
 };
 use pausable_lock::PausableLock;
 use std::process::ExitCode;
@@ -85,7 +86,7 @@ fn main() -> ExitCode {
 fn run_shards(
     model: &PausableLock,
     shards: u32,
-) -> Result<(Vec<Vec<u64>>, u64, Option<Vec<u32>>), String> {
+) -> Result<(Vec<Vec<Fingerprint>>, u64, Option<Vec<u32>>), String> {
     let mut keys = Vec::new();
     let mut shard_states = 0;
     let mut first_violation: Option<Vec<u32>> = None;

@@ -109,6 +109,11 @@ pub fn plan_hash(
     h.write_u64(options.max_virtual_time_ms.unwrap_or(u64::MAX));
     h.write_u8(options.reductions.symmetry as u8);
     h.write_u8(options.stop_at_first_violation as u8);
+    // 128-bit keys are another plan (their key files cannot be merged with 64-bit ones);
+    // 64-bit plans hash as they did before the wide mode existed.
+    if options.wide_fingerprints {
+        h.write_u32(128);
+    }
     h.write_u32(plan.shards);
     h.write_u32(plan.roots_per_shard);
     h.finish()

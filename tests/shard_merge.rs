@@ -14,7 +14,7 @@ use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::shard::{merge, plan_hash, Merged, ShardResult};
 use lockcheck_sim::{
     explore, explore_shard, follow_labels, replay_checked, union_len, BreadthFirst, Expectation,
-    Model, Options, Outcome, ShardPlan,
+    Fingerprint, Model, Options, Outcome, ShardPlan,
 };
 
 const CAP: u64 = 12_000;
@@ -50,7 +50,7 @@ fn shard_results(
     shards: u32,
     stop_at_first: bool,
     partial_order: bool,
-) -> Vec<(ShardResult, Vec<u64>)> {
+) -> Vec<(ShardResult, Vec<Fingerprint>)> {
     (0..shards)
         .map(|k| {
             let o = options(scenario, stop_at_first, partial_order);
@@ -74,7 +74,7 @@ fn shard_results(
 }
 
 /// The merge of `results` and the size of the union of their keys.
-fn merged(results: &[(ShardResult, Vec<u64>)]) -> (Merged, u64) {
+fn merged(results: &[(ShardResult, Vec<Fingerprint>)]) -> (Merged, u64) {
     let files: Vec<(String, ShardResult)> = results
         .iter()
         .map(|(r, _)| (format!("shard-{}", r.shard), r.clone()))

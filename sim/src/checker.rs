@@ -5,7 +5,7 @@
 //! none), and the explorer folds the *remaining* time of open deadlines into the state's
 //! fingerprint, so two paths reaching the same state with different obligations stay apart.
 
-use crate::fingerprint::{combine, Fingerprint, FpHasher};
+use crate::fingerprint::{combine_parts, Fingerprint, FpHasher};
 use crate::model::Model;
 use crate::property::{Expectation, Property};
 use crate::report::{Path, Status};
@@ -209,7 +209,7 @@ impl<M: Model> Checker<M> {
                     );
                     h.write_u64(if d == CLOSED { CLOSED } else { d - vt_ms });
                 }
-                combine(fp, h.finish())
+                combine_parts(fp, h.finish_wide())
             }
         }
     }

@@ -33,6 +33,7 @@ mod successors;
 use successors::Prep;
 mod symmetry;
 mod walks;
+mod width;
 pub use live::DeadValues;
 pub use options::{Options, WallClock};
 pub use parallel::{explore_parallel, Threads};
@@ -40,6 +41,7 @@ pub use reduction::{PartialOrder, Reductions, Sight};
 pub use shard::{bfs_order, choice_path, explore_shard, union_len, ShardPlan, ShardReport, Split};
 pub use symmetry::Symmetry;
 pub use walks::explore_walks;
+pub use width::Width;
 
 /// Explores `model` with `frontier` under `options`: exhaustive search and random walks,
 /// whose frontiers cannot fail.
@@ -72,6 +74,8 @@ fn search<'m, M: Model, F: Frontier<M>>(
     mut options: Options,
     many: Option<&'m dyn PrepareMany<M>>,
 ) -> Result<(Report<M>, VisitedSet), F::Error> {
+    let width = Width::decide(model, options.wide_fingerprints);
+    options.wide_fingerprints = width.is_wide();
     let checker = Checker::new(options.judged.select(model.properties()));
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
     let symmetry = Symmetry::decide(model, &options.reductions, frontier);
@@ -104,7 +108,7 @@ fn search<'m, M: Model, F: Frontier<M>>(
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
     }
-    let report = Report::of(
+    let mut report = Report::of(
         run.checker,
         outcome,
         run.stats,
@@ -112,6 +116,7 @@ fn search<'m, M: Model, F: Frontier<M>>(
         run.symmetry,
         run.dead_values,
     );
+    report.fingerprints = width;
     Ok((report, run.visited))
 }
 
@@ -124,19 +129,20 @@ impl<'m, M: Model> Search<'m, M> {
         symmetry: Symmetry,
         options: &Options,
     ) -> Self {
+        let wide = options.wide_fingerprints;
         let mut run = Search {
             model,
             observes: observes_of(&checker.props),
             partial_order,
             met: symmetry
                 .is_on()
-                .then(|| VisitedSet::with_capacity(options.expected_states)),
+                .then(|| VisitedSet::with_capacity_and_width(options.expected_states, wide)),
             dead_values: DeadValues::Off,
-            dead_met: VisitedSet::new(),
+            dead_met: VisitedSet::with_capacity_and_width(0, wide),
             dead_stored: 0,
             symmetry,
             checker,
-            visited: VisitedSet::with_capacity(options.expected_states),
+            visited: VisitedSet::with_capacity_and_width(options.expected_states, wide),
             log: PathLog::default(),
             stats: Stats::default(),
             hits: Vec::new(),
@@ -157,7 +163,10 @@ impl<'m, M: Model> Search<'m, M> {
             next_check_at: MIN_INTERVAL,
         };
         if run.partial_order.is_on() {
-            run.expanded = Some(VisitedSet::with_capacity(options.expected_states));
+            run.expanded = Some(VisitedSet::with_capacity_and_width(
+                options.expected_states,
+                wide,
+            ));
         }
         run
     }
@@ -493,7 +502,13 @@ impl<M: Model> Search<'_, M> {
         vt: u64,
         options: &Options,
     ) -> Fingerprint {
-        dedup_key::<M>(model_fp, obligations, vt, options.max_virtual_time_ms)
+        dedup_key::<M>(
+            model_fp,
+            obligations,
+            vt,
+            options.max_virtual_time_ms,
+            options.wide_fingerprints,
+        )
     }
 
     fn record_hits(&mut self, node: u32, options: &Options) -> Step {

@@ -1,35 +1,100 @@
-//! State fingerprints: a fast, stable 64-bit hash used for visited-state deduplication.
+//! State fingerprints: a fast, stable 128-bit hash in two 64-bit lanes, used for
+//! visited-state deduplication.
 //!
 //! The explorer stores only fingerprints, never states, so a fingerprint must be cheap to
 //! compute, identical on every platform and run (no random keys, unlike `std`'s `SipHash`
-//! with `RandomState`), and well mixed in all 64 bits (the visited table indexes by the low
-//! bits). `FpHasher` folds each written word with a multiply-rotate step and `finish`
-//! applies the MurmurHash3 finaliser. With 64-bit fingerprints the chance that two of
-//! ten million distinct states collide is about 3 in a million.
+//! with `RandomState`), and well mixed in all its bits (the visited table indexes by the low
+//! bits). `FpHasher` folds each written word into two lanes, each with a multiply-rotate
+//! step of its own constants, and finishes each with a finaliser of its own (MurmurHash3's
+//! for lane A, SplitMix64's for lane B). Lane A is the 64-bit fingerprint searches use by
+//! default; with both lanes (`Options::fingerprint_bits = 128`) two states are merged only
+//! when two independent 64-bit hashes both coincide. With 64 bits the chance that two of
+//! ten million distinct states collide is about 3 in a million; with 128, about 1e-25.
+//!
+//! A fingerprint built from *parts* (a process's cached part, a message's body hash, a
+//! keyspace's content hash) must take each part whole: a part is a [`Fingerprint`] and is
+//! written with [`FpHasher::write_fp`] (or as a `u128`, which is the same), so that lane B
+//! of the whole is built from lane B of its parts. A part written as its lane A alone
+//! (`finish`, a `u64`) would make lane B collide whenever that part's lane A did, and the
+//! 128-bit estimate would no longer bound the search.
 
 use std::hash::{Hash, Hasher};
 
-/// A 64-bit state fingerprint. Never zero (zero marks an empty slot in the visited table).
-pub type Fingerprint = u64;
+/// A 128-bit state fingerprint: lane A in the low 64 bits (never zero: zero marks an empty
+/// slot in the visited table), lane B in the high 64 bits.
+pub type Fingerprint = u128;
+
+/// Lane A of `fp`: the 64-bit fingerprint.
+#[inline]
+pub fn lane_a(fp: Fingerprint) -> u64 {
+    fp as u64
+}
+
+/// Lane B of `fp`.
+#[inline]
+pub fn lane_b(fp: Fingerprint) -> u64 {
+    (fp >> 64) as u64
+}
+
+/// The fingerprint whose lanes are `a` and `b`.
+#[inline]
+pub fn from_lanes(a: u64, b: u64) -> Fingerprint {
+    (u128::from(b) << 64) | u128::from(a)
+}
+
+/// `fp` with its lanes swapped (an involution): ordering by it orders by lane A, then lane
+/// B. Choices that compare fingerprints (a symmetry class's representative) use it, so
+/// that they are the 64-bit fingerprints' choices wherever lanes A differ.
+#[inline]
+pub fn lanes_in_order(fp: Fingerprint) -> u128 {
+    fp.rotate_left(64)
+}
 
 const K: u64 = 0x517C_C1B7_2722_0A95;
+const K_B: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// A deterministic streaming hasher for fingerprints.
+/// A deterministic streaming hasher for fingerprints, in two lanes.
 #[derive(Clone, Debug, Default)]
 pub struct FpHasher {
     h: u64,
+    b: u64,
 }
 
 impl FpHasher {
     pub fn new() -> Self {
         FpHasher {
             h: 0x243F_6A88_85A3_08D3,
+            b: 0x1319_8A2E_0370_7344,
         }
     }
 
+    /// Feeds `word` to both lanes.
     #[inline]
     fn mix(&mut self, word: u64) {
-        self.h = (self.h.rotate_left(5) ^ word).wrapping_mul(K);
+        self.mix_lanes(word, word);
+    }
+
+    /// Feeds `a` to lane A and `b` to lane B.
+    #[inline]
+    fn mix_lanes(&mut self, a: u64, b: u64) {
+        self.h = (self.h.rotate_left(5) ^ a).wrapping_mul(K);
+        self.b = (self.b.rotate_left(29) ^ b).wrapping_mul(K_B);
+    }
+
+    /// Feeds a part of a fingerprint whole: its lane A to lane A, its lane B to lane B.
+    #[inline]
+    pub fn write_fp(&mut self, part: Fingerprint) {
+        self.mix_lanes(lane_a(part), lane_b(part));
+    }
+
+    /// Both lanes, finished: the 128-bit fingerprint ([`Hasher::finish`] is its lane A).
+    #[inline]
+    pub fn finish_wide(&self) -> Fingerprint {
+        let mut z = self.b;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        from_lanes(self.finish(), z)
     }
 }
 
@@ -63,6 +128,12 @@ impl Hasher for FpHasher {
     fn write_u64(&mut self, i: u64) {
         self.mix(i);
     }
+    /// A `u128` is taken as a [`Fingerprint`] part ([`FpHasher::write_fp`]): the only
+    /// 128-bit values the models hash are fingerprints.
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.write_fp(i);
+    }
     #[inline]
     fn write_usize(&mut self, i: usize) {
         self.mix(i as u64);
@@ -71,6 +142,7 @@ impl Hasher for FpHasher {
     fn write_i64(&mut self, i: i64) {
         self.mix(i as u64);
     }
+    /// Lane A, finished: the 64-bit fingerprint.
     #[inline]
     fn finish(&self) -> u64 {
         let mut z = self.h;
@@ -88,16 +160,26 @@ impl Hasher for FpHasher {
 pub fn fingerprint_of<T: Hash + ?Sized>(value: &T) -> Fingerprint {
     let mut h = FpHasher::new();
     value.hash(&mut h);
-    h.finish()
+    h.finish_wide()
 }
 
 /// Combines a fingerprint with extra per-path data (used for `eventually` obligations).
 #[inline]
 pub fn combine(fp: Fingerprint, extra: u64) -> Fingerprint {
     let mut h = FpHasher::new();
-    h.write_u64(fp);
+    h.write_fp(fp);
     h.write_u64(extra);
-    h.finish()
+    h.finish_wide()
+}
+
+/// Combines a fingerprint with another fingerprint `part`, lane by lane (used for the open
+/// deadlines of bounded-liveness obligations, hashed on their own).
+#[inline]
+pub fn combine_parts(fp: Fingerprint, part: Fingerprint) -> Fingerprint {
+    let mut h = FpHasher::new();
+    h.write_fp(fp);
+    h.write_fp(part);
+    h.finish_wide()
 }
 
 /// The probability that two of `states` distinct states share a `bits`-bit fingerprint,
@@ -117,8 +199,10 @@ mod tests {
 
     #[test]
     fn fingerprints_are_pinned_and_never_zero() {
-        assert_eq!(fingerprint_of(&(1u8, 2u32, "abc")), PINNED_TUPLE);
-        assert_ne!(fingerprint_of(&0u64), 0);
+        // Lane A is the 64-bit fingerprint searches used before lane B existed.
+        assert_eq!(lane_a(fingerprint_of(&(1u8, 2u32, "abc"))), PINNED_TUPLE);
+        assert_eq!(lane_b(fingerprint_of(&(1u8, 2u32, "abc"))), PINNED_TUPLE_B);
+        assert_ne!(lane_a(fingerprint_of(&0u64)), 0);
         assert_ne!(fingerprint_of(&(1u8, 2u8)), fingerprint_of(&(2u8, 1u8)));
     }
 
@@ -143,5 +227,50 @@ mod tests {
         assert!(collision_probability(1 << 20, 32) > 0.99);
     }
 
+    #[test]
+    fn a_part_is_taken_whole_lane_by_lane() {
+        let whole = |part: Fingerprint| {
+            let mut h = FpHasher::new();
+            h.write_u64(7);
+            h.write_fp(part);
+            h
+        };
+        // Parts that agree in lane A only: the same 64-bit fingerprint, other 128-bit ones.
+        let (one, other) = (whole(from_lanes(5, 1)), whole(from_lanes(5, 2)));
+        assert_eq!(one.finish(), other.finish());
+        assert_ne!(one.finish_wide(), other.finish_wide());
+        assert_eq!(lane_a(one.finish_wide()), one.finish());
+        // Parts that agree in lane B only: other lanes A.
+        assert_ne!(
+            whole(from_lanes(5, 1)).finish(),
+            whole(from_lanes(6, 1)).finish()
+        );
+        // A part written as a u128 is a part.
+        let mut as_u128 = FpHasher::new();
+        7u64.hash(&mut as_u128);
+        from_lanes(5, 1).hash(&mut as_u128);
+        assert_eq!(as_u128.finish_wide(), one.finish_wide());
+    }
+
+    #[test]
+    fn the_lanes_are_different_hashes() {
+        // Over many small inputs, neither lane is a function of the other.
+        let mut pairs: Vec<(u64, u64)> = (0u64..20_000)
+            .map(|i| {
+                let fp = fingerprint_of(&(i, i % 7));
+                (lane_a(fp), lane_b(fp))
+            })
+            .collect();
+        assert!(pairs.iter().all(|&(a, b)| a != b));
+        pairs.sort_unstable();
+        pairs.dedup_by_key(|p| p.0);
+        assert_eq!(pairs.len(), 20_000, "lane A collided on small inputs");
+        let mut b: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+        b.sort_unstable();
+        b.dedup();
+        assert_eq!(b.len(), 20_000, "lane B collided on small inputs");
+    }
+
     const PINNED_TUPLE: u64 = 3_440_567_663_519_966_454;
+    const PINNED_TUPLE_B: u64 = 9_380_963_782_331_896_150;
 }

@@ -37,9 +37,11 @@ pub use chooser::{
 pub use explorer::{
     bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
     union_len, DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split,
-    Symmetry, Threads, WallClock,
+    Symmetry, Threads, WallClock, Width,
 };
-pub use fingerprint::{collision_probability, fingerprint_of, Fingerprint, FpHasher};
+pub use fingerprint::{
+    collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher,
+};
 pub use frontier::{
     BreadthFirst, DepthFirst, Frontier, Pending, RunStart, Walk, DEFAULT_WALK_STEPS,
 };

@@ -37,9 +37,19 @@ pub trait Model: Sized {
     fn properties(&self) -> Vec<Property<Self>>;
 
     /// The fingerprint used to deduplicate states. Override it to ignore absolute time or to
-    /// hash a packed representation faster.
+    /// hash a packed representation faster. Lane A (the low 64 bits) is what a search
+    /// compares by default; lane B only counts if [`Model::wide_fingerprints`] says so.
     fn fingerprint(&self, state: &Self::State) -> Fingerprint {
         fingerprint_of(state)
+    }
+
+    /// Whether this model's fingerprints (every one of the four kinds) hash the whole state
+    /// into both lanes, each part taken whole (see `fingerprint`'s module doc), so that a
+    /// search may compare 128 bits (`Options::wide_fingerprints`). False by default: a model
+    /// that packs its state into 64 bits of its own says nothing more in lane B. The default
+    /// [`Model::fingerprint`] is wide; a model that keeps it may say true.
+    fn wide_fingerprints(&self) -> bool {
+        false
     }
 
     /// Symmetry reduction: a description of the interchangeable processes the model found,

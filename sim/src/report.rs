@@ -208,6 +208,8 @@ pub struct Report<M: Model> {
     pub dead_values: crate::explorer::DeadValues,
     /// How many threads searched, or why one did.
     pub threads: crate::explorer::Threads,
+    /// How many bits of each fingerprint the search compared, or why 64 when asked for 128.
+    pub fingerprints: crate::explorer::Width,
 }
 
 impl<M: Model> Report<M> {
@@ -239,6 +241,7 @@ impl<M: Model> Report<M> {
             symmetry,
             dead_values,
             threads: crate::explorer::Threads::Ran(1),
+            fingerprints: crate::explorer::Width::Bits64,
         }
     }
 
@@ -262,11 +265,16 @@ impl<M: Model> Report<M> {
             .collect()
     }
     /// For a search that explored its whole (bounded) space: the probability that two of its
-    /// unique states shared a 64-bit fingerprint, so that one of them was taken for the other
-    /// and its successors were not explored ([`crate::fingerprint::collision_probability`]).
+    /// unique states shared a fingerprint of the width it compared (64 or 128 bits), so that
+    /// one of them was taken for the other and its successors were not explored
+    /// ([`crate::fingerprint::collision_probability`]).
     pub fn collision_probability(&self) -> Option<f64> {
-        self.is_exhaustive()
-            .then(|| crate::fingerprint::collision_probability(self.stats.unique_states, 64))
+        self.is_exhaustive().then(|| {
+            crate::fingerprint::collision_probability(
+                self.stats.unique_states,
+                self.fingerprints.bits(),
+            )
+        })
     }
 
     /// Whether the verdicts are a proof over the whole reachable space (or bounded space).

@@ -1,22 +1,28 @@
-//! The visited set: fingerprints in one flat open-addressing table, 8 bytes a slot.
+//! The visited set: fingerprints in one flat open-addressing table, 8 bytes a slot (16 for
+//! 128-bit fingerprints).
 //!
 //! Exhaustive search spends most of its memory here, so there is no per-entry heap
-//! allocation, no stored state and no parent pointer: a slot is a bare `u64` fingerprint,
-//! zero meaning empty. Linear probing keeps lookups in one or two cache lines. The table
-//! doubles in place when it is 3/4 full, so it holds between 10.7 and 21.3 bytes per state,
-//! with no transient second table.
+//! allocation, no stored state and no parent pointer: a slot is a bare `u64`, lane A of a
+//! fingerprint, zero meaning empty. Linear probing keeps lookups in one or two cache lines.
+//! The table doubles in place when it is 3/4 full, so it holds between 10.7 and 21.3 bytes
+//! per state, with no transient second table. A wide set (128-bit fingerprints) keeps lane
+//! B of each slot's fingerprint in a second array at the same index, probed only when lane
+//! A matches, so two fingerprints that share lane A take two slots; a narrow set ignores
+//! lane B (it is a set of 64-bit fingerprints).
 //!
 //! Assertions marked "internal bug" state the table's invariants: a power-of-two size
 //! (the mask), and a growth that keeps every fingerprint.
 
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
 
 const MIN_CAPACITY: usize = 1 << 10;
 
-/// A set of non-zero fingerprints.
+/// A set of fingerprints whose lane A is not zero.
 #[derive(Clone, Debug)]
 pub struct VisitedSet {
     slots: Vec<u64>,
+    /// Lane B of the fingerprint in each slot, in a wide set; empty in a narrow one.
+    lane_b: Vec<u64>,
     len: usize,
 }
 
@@ -31,8 +37,14 @@ impl VisitedSet {
         Self::with_capacity(MIN_CAPACITY)
     }
 
-    /// A set that can hold `states` fingerprints before its first resize.
+    /// A set of 64-bit fingerprints (lane A) that can hold `states` before its first resize.
     pub fn with_capacity(states: usize) -> Self {
+        Self::with_capacity_and_width(states, false)
+    }
+
+    /// A set that can hold `states` fingerprints before its first resize, of 128 bits when
+    /// `wide`, of 64 (lane A) otherwise.
+    pub fn with_capacity_and_width(states: usize, wide: bool) -> Self {
         let slots = (states.saturating_mul(4) / 3 + 1)
             .next_power_of_two()
             .max(MIN_CAPACITY);
@@ -42,8 +54,14 @@ impl VisitedSet {
         );
         VisitedSet {
             slots: vec![0; slots],
+            lane_b: if wide { vec![0; slots] } else { Vec::new() },
             len: 0,
         }
+    }
+
+    /// Whether the set tells fingerprints apart by both lanes.
+    pub fn is_wide(&self) -> bool {
+        !self.lane_b.is_empty()
     }
 
     /// Number of fingerprints stored.
@@ -58,7 +76,7 @@ impl VisitedSet {
 
     /// Bytes held by the table.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<u64>()
+        (self.slots.len() + self.lane_b.len()) * std::mem::size_of::<u64>()
     }
 
     /// Bytes the table would hold right after inserting `extra` more fingerprints (a resize
@@ -74,19 +92,24 @@ impl VisitedSet {
     /// Inserts `fp`; returns true if it was not there before.
     #[inline]
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
-        debug_assert_ne!(fp, 0, "fingerprint 0 is reserved for empty slots");
+        let (a, b) = (lane_a(fp), lane_b(fp));
+        debug_assert_ne!(a, 0, "lane A 0 is reserved for empty slots");
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = (fp as usize) & mask;
+        let wide = self.is_wide();
+        let mut i = (a as usize) & mask;
         loop {
             let slot = self.slots[i];
-            if slot == fp {
+            if slot == a && (!wide || self.lane_b[i] == b) {
                 return false;
             }
             if slot == 0 {
-                self.slots[i] = fp;
+                self.slots[i] = a;
+                if wide {
+                    self.lane_b[i] = b;
+                }
                 self.len += 1;
                 return true;
             }
@@ -100,7 +123,7 @@ impl VisitedSet {
     /// overlap. It has no observable effect.
     #[inline]
     pub fn prefetch(&self, fp: Fingerprint) {
-        let slot: *const u64 = &self.slots[(fp as usize) & (self.slots.len() - 1)];
+        let slot: *const u64 = &self.slots[(lane_a(fp) as usize) & (self.slots.len() - 1)];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has (it is in the
         // target's baseline features), and a prefetch is a hint that never faults and never
@@ -116,25 +139,31 @@ impl VisitedSet {
 
     /// Whether `fp` is in the set.
     pub fn contains(&self, fp: Fingerprint) -> bool {
+        let (a, b) = (lane_a(fp), lane_b(fp));
         let mask = self.slots.len() - 1;
-        let mut i = (fp as usize) & mask;
+        let wide = self.is_wide();
+        let mut i = (a as usize) & mask;
         loop {
             match self.slots[i] {
                 0 => return false,
-                s if s == fp => return true,
+                s if s == a && (!wide || self.lane_b[i] == b) => return true,
                 _ => i = (i + 1) & mask,
             }
         }
     }
 
-    /// Every fingerprint stored, in table order.
+    /// Every fingerprint stored, in table order (lane A alone in a narrow set).
     pub fn iter(&self) -> impl Iterator<Item = Fingerprint> + '_ {
-        self.slots.iter().copied().filter(|&s| s != 0)
+        let wide = self.is_wide();
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i] != 0)
+            .map(move |i| from_lanes(self.slots[i], if wide { self.lane_b[i] } else { 0 }))
     }
 
     /// Removes everything, keeping the allocation.
     pub fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = 0);
+        self.lane_b.iter_mut().for_each(|s| *s = 0);
         self.len = 0;
     }
 
@@ -152,44 +181,62 @@ impl VisitedSet {
     fn grow(&mut self) {
         let old = self.slots.len();
         let new = old * 2;
+        let wide = self.is_wide();
         self.slots.resize(new, 0);
+        if wide {
+            self.lane_b.resize(new, 0);
+        }
         let mask = new - 1;
         let gap = self.slots[..old]
             .iter()
-            .position(|&fp| fp == 0)
+            .position(|&a| a == 0)
             .expect("the table is never full");
         let mut wrapped = Vec::new();
         let mut moved = 0;
         for i in (gap + 1..old).chain(0..gap) {
-            let fp = std::mem::take(&mut self.slots[i]);
-            if fp == 0 {
+            let a = std::mem::take(&mut self.slots[i]);
+            if a == 0 {
                 continue;
             }
+            let b = if wide {
+                std::mem::take(&mut self.lane_b[i])
+            } else {
+                0
+            };
             moved += 1;
-            let mut j = (fp as usize) & mask;
+            let mut j = (a as usize) & mask;
             loop {
                 if self.slots[j] == 0 {
-                    self.slots[j] = fp;
+                    self.put(j, a, b);
                     break;
                 }
                 j += 1;
                 if j == new {
-                    wrapped.push(fp);
+                    wrapped.push((a, b));
                     break;
                 }
             }
         }
-        for fp in wrapped {
-            let mut j = (fp as usize) & mask;
+        for (a, b) in wrapped {
+            let mut j = (a as usize) & mask;
             while self.slots[j] != 0 {
                 j = (j + 1) & mask;
             }
-            self.slots[j] = fp;
+            self.put(j, a, b);
         }
         assert_eq!(
             moved, self.len,
             "internal bug: growing the visited set met another number of fingerprints than it holds"
         );
+    }
+
+    /// Fills the empty slot `j` with lanes `a` and `b` (lane A alone in a narrow set).
+    #[inline]
+    fn put(&mut self, j: usize, a: u64, b: u64) {
+        self.slots[j] = a;
+        if self.is_wide() {
+            self.lane_b[j] = b;
+        }
     }
 }
 
@@ -216,7 +263,10 @@ mod tests {
     /// Inserts `fps` one by one, checking after each growth that everything inserted so far
     /// is still found and nothing else is.
     fn fill_and_check(fps: impl Iterator<Item = u64>) {
-        let mut set = VisitedSet::new();
+        fill_and_check_set(fps.map(Fingerprint::from), VisitedSet::new());
+    }
+
+    fn fill_and_check_set(fps: impl Iterator<Item = Fingerprint>, mut set: VisitedSet) {
         let mut inserted = Vec::new();
         for fp in fps {
             let slots = set.slots.len();
@@ -231,10 +281,7 @@ mod tests {
                     );
                     assert!(!set.insert(fp));
                 }
-                assert_eq!(
-                    set.slots.iter().filter(|&&s| s != 0).count(),
-                    inserted.len()
-                );
+                assert_eq!(set.iter().count(), inserted.len());
             }
         }
         for &fp in &inserted {
@@ -245,7 +292,7 @@ mod tests {
 
     #[test]
     fn growing_in_place_keeps_every_fingerprint_of_random_keys() {
-        fill_and_check((0..20_000u64).map(|i| fingerprint_of(&i)));
+        fill_and_check((0..20_000u64).map(|i| lane_a(fingerprint_of(&i))));
     }
 
     #[test]
@@ -258,6 +305,40 @@ mod tests {
         fill_and_check((1..6_000u64).map(|i| (i << 40) | 0x3FF));
         fill_and_check((1..6_000u64).map(|i| (i.reverse_bits()) | 0xFFF0));
         // Many homes on the very last slot, mixed with others: probes run off the end.
-        fill_and_check((1..3_000u64).flat_map(|i| [(i << 32) | 0xFFFF_FFFF, fingerprint_of(&i)]));
+        fill_and_check(
+            (1..3_000u64).flat_map(|i| [(i << 32) | 0xFFFF_FFFF, lane_a(fingerprint_of(&i))]),
+        );
+    }
+
+    #[test]
+    fn a_wide_set_tells_apart_what_shares_lane_a_and_a_narrow_set_does_not() {
+        // Every lane A four times, with four lanes B: crowded clusters of equal lane A.
+        let fps = || (1..3_000u64).flat_map(|a| (0..4u64).map(move |b| from_lanes(a, b * 977)));
+        fill_and_check_set(fps(), VisitedSet::with_capacity_and_width(8, true));
+        let wide_random = (0..20_000u64).map(|i| fingerprint_of(&i));
+        fill_and_check_set(wide_random, VisitedSet::with_capacity_and_width(8, true));
+
+        let mut narrow = VisitedSet::new();
+        let new: usize = fps().map(|fp| narrow.insert(fp) as usize).sum();
+        assert_eq!((new, narrow.len()), (2_999, 2_999));
+        assert!(
+            narrow.contains(from_lanes(5, 12345)),
+            "a narrow set reads lane A alone"
+        );
+
+        let mut wide = VisitedSet::with_capacity_and_width(8, true);
+        let new: usize = fps().map(|fp| wide.insert(fp) as usize).sum();
+        assert_eq!((new, wide.len()), (4 * 2_999, 4 * 2_999));
+        assert!(!wide.contains(from_lanes(5, 12345)));
+        assert!(wide.contains(from_lanes(5, 3 * 977)));
+        assert_eq!(
+            wide.bytes(),
+            2 * narrow.bytes() * wide.slots.len() / narrow.slots.len()
+        );
+        let mut back: Vec<Fingerprint> = wide.iter().collect();
+        back.sort_unstable();
+        let mut all: Vec<Fingerprint> = fps().collect();
+        all.sort_unstable();
+        assert_eq!(back, all);
     }
 }

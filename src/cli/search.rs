@@ -59,6 +59,21 @@ pub struct Limits {
     /// threads compute successors and one deduplicates.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// Compare this many bits of each state's fingerprint: 64 (the default) or 128. A
+    /// complete search prints the probability that two of its states shared a fingerprint
+    /// (one then went unexplored); 128 bits make it negligible at any state count, for 8
+    /// more bytes a stored state.
+    #[arg(long, value_name = "BITS", value_parser = parse_fingerprint_bits)]
+    pub fingerprint_bits: Option<u32>,
+}
+
+/// `64` or `128`.
+fn parse_fingerprint_bits(text: &str) -> Result<u32, String> {
+    match text {
+        "64" => Ok(64),
+        "128" => Ok(128),
+        _ => Err(format!("fingerprints have 64 or 128 bits, not {text:?}")),
+    }
 }
 
 /// The threads a search uses under `limits`: the number given, or the cores available.
@@ -142,6 +157,7 @@ pub(super) fn options(
     o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
     o.interrupt = Some(interrupt::flag());
     o.threads = threads(limits);
+    o.wide_fingerprints = limits.fingerprint_bits == Some(128);
     let clock = Arc::new(SystemWallClock::start());
     o.wall_clock = Some(clock.clone());
     if let Some(bar) = progress {

@@ -2,7 +2,7 @@
 //! choice) and which reductions ran with what they saved.
 
 use crate::oracles::RedisWorld;
-use lockcheck_sim::{DeadValues, PartialOrder, Report, Stats, Symmetry};
+use lockcheck_sim::{DeadValues, PartialOrder, Report, Stats, Symmetry, Width};
 use serde_json::{json, Value};
 
 /// The branching table (`check --stats`).
@@ -121,14 +121,17 @@ pub fn search_text(report: &Report<RedisWorld>) -> String {
     let mut text = format!("search: {}", report.threads);
     if let Some(p) = report.collision_probability() {
         text.push_str(&format!(
-            ", 64-bit fingerprints: probability that two of the {} states collide {p:.1e}{}",
+            ", {}-bit fingerprints: probability that two of the {} states collide {p:.1e}{}",
+            report.fingerprints.bits(),
             report.stats.unique_states,
             if p > 1e-6 {
-                " (above one in a million)"
+                " (above one in a million: --fingerprint-bits 128 makes it negligible)"
             } else {
                 ""
             }
         ));
+    } else if report.fingerprints != Width::Bits64 {
+        text.push_str(&format!(", fingerprints of {}", report.fingerprints));
     }
     text + "\n"
 }
@@ -147,8 +150,11 @@ pub fn search_json(report: &Report<RedisWorld>) -> Value {
         }
         lockcheck_sim::Threads::Ran(_) => {}
     }
+    j["fingerprint_bits"] = json!(report.fingerprints.bits());
+    if let Width::Only64(why) = &report.fingerprints {
+        j["fingerprint_bits_refused"] = json!(why);
+    }
     if let Some(p) = report.collision_probability() {
-        j["fingerprint_bits"] = json!(64);
         j["collision_probability"] = json!(p);
     }
     j

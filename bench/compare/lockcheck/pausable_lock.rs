@@ -449,7 +449,12 @@ impl Model for PausableLock {
             let high = pair.get(1).map_or(0, |c| c.word());
             h.write_u64(pair[0].word() as u64 | (high as u64) << 32);
         }
-        h.finish()
+        h.finish_wide()
+    }
+
+    /// Both lanes hash every used word.
+    fn wide_fingerprints(&self) -> bool {
+        true
     }
 
     fn label(&self, s: &LockState, action: &Action) -> String {

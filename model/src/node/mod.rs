@@ -318,7 +318,7 @@ impl RedisNode {
 /// only sees time pass does not read its keys again), then each key's relative deadline in
 /// key order.
 pub fn hash_keyspace(keyspace: &Keyspace, wall_ms: i64, h: &mut FpHasher) {
-    h.write_u64(keyspace.content_hash());
+    h.write_fp(keyspace.content_hash());
     h.write_usize(keyspace.stored_len());
     for (_, entry) in keyspace.entries() {
         entry.deadline_ms.map(|d| (d - wall_ms).max(-1)).hash(h);

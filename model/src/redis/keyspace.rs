@@ -24,7 +24,7 @@
 //! dropped by every write (all writes go through this module), so it always equals a
 //! computation from scratch.
 
-use lockcheck_sim::FpHasher;
+use lockcheck_sim::{Fingerprint, FpHasher};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -99,7 +99,7 @@ pub struct Keyspace {
     /// Sorted by key, keys distinct.
     entries: Vec<(Vec<u8>, KeyEntry)>,
     /// The hash of the keys and values, if computed since the last write.
-    content: Option<u64>,
+    content: Option<Fingerprint>,
 }
 
 impl PartialEq for Keyspace {
@@ -140,7 +140,7 @@ impl Keyspace {
 
     /// The hash of the stored keys and values in key order (deadlines left out): kept if
     /// [`Keyspace::seal`] ran since the last write, computed otherwise.
-    pub fn content_hash(&self) -> u64 {
+    pub fn content_hash(&self) -> Fingerprint {
         self.content.unwrap_or_else(|| self.hash_content())
     }
 
@@ -151,13 +151,13 @@ impl Keyspace {
         }
     }
 
-    fn hash_content(&self) -> u64 {
+    fn hash_content(&self) -> Fingerprint {
         let mut h = FpHasher::new();
         for (key, entry) in &self.entries {
             key.hash(&mut h);
             entry.value.hash(&mut h);
         }
-        h.finish()
+        h.finish_wide()
     }
 
     /// Every stored entry in key order, expired ones included (what a snapshot would hold).

@@ -1,9 +1,10 @@
 //! The key under which the explorer deduplicates a state: the model's fingerprint (or its
 //! symmetry class's), folded with the path's open obligations and, under a virtual-time
-//! bound, the time left. One definition for the sequential and the parallel search.
+//! bound, the time left, and cut to lane A unless the search compares 128 bits
+//! (`explorer::width`). One definition for the sequential and the parallel search.
 
 use crate::checker::Checker;
-use crate::fingerprint::{combine, Fingerprint};
+use crate::fingerprint::{combine, lane_a, Fingerprint};
 use crate::model::Model;
 use crate::Options;
 
@@ -15,6 +16,7 @@ pub(super) struct KeyMode {
     symmetry: bool,
     dead_values: bool,
     bound_ms: Option<u64>,
+    wide: bool,
 }
 
 impl KeyMode {
@@ -34,6 +36,7 @@ impl KeyMode {
             symmetry,
             dead_values,
             bound_ms: options.max_virtual_time_ms,
+            wide: options.wide_fingerprints,
         }
     }
 
@@ -52,24 +55,30 @@ impl KeyMode {
             (false, true) => model.live_fingerprint(state),
             (false, false) => model.fingerprint(state),
         };
-        dedup_key::<M>(model_fp, obligations, vt, self.bound_ms)
+        dedup_key::<M>(model_fp, obligations, vt, self.bound_ms, self.wide)
     }
 }
 
 /// The deduplication key of a state whose model fingerprint is `model_fp`, reached with
-/// `obligations` at `vt`, under the virtual-time bound `bound_ms` (if any).
+/// `obligations` at `vt`, under the virtual-time bound `bound_ms` (if any): both lanes when
+/// `wide`, lane A alone otherwise.
 #[inline]
 pub(super) fn dedup_key<M: Model>(
     model_fp: Fingerprint,
     obligations: &Option<Box<[u64]>>,
     vt: u64,
     bound_ms: Option<u64>,
+    wide: bool,
 ) -> Fingerprint {
     let mut fp = Checker::<M>::fold(model_fp, obligations, vt);
     if let Some(bound) = bound_ms {
         // Under a time bound, the same state with more time left has more future.
         fp = combine(fp, bound.saturating_sub(vt));
     }
-    // Zero marks an empty slot of the visited set; a model's own fingerprint may be zero.
-    fp.max(1)
+    if !wide {
+        fp = Fingerprint::from(lane_a(fp));
+    }
+    // A lane A of zero marks an empty slot of the visited set; a model's own fingerprint
+    // may have one.
+    fp | Fingerprint::from(lane_a(fp) == 0)
 }

@@ -57,6 +57,9 @@ pub struct Options {
     pub judged: Judged,
     /// Threads for [`explore_parallel`] (1 by default); `explore` runs on the caller's.
     pub threads: usize,
+    /// Compare 128-bit fingerprints instead of 64-bit ones, where the model computes them
+    /// (`explorer::width`; off by default).
+    pub wide_fingerprints: bool,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             reductions: Reductions::none(),
             judged: Judged::All,
             threads: 1,
+            wide_fingerprints: false,
         }
     }
 }

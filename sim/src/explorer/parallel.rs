@@ -31,7 +31,7 @@ mod admit;
 mod batch;
 
 use super::lookahead::explore_lookahead;
-use super::{explore, DeadValues, PartialOrder, Symmetry};
+use super::{explore, DeadValues, PartialOrder, Symmetry, Width};
 use crate::checker::{Checker, Hit};
 use crate::fingerprint::Fingerprint;
 use crate::frontier::{BreadthFirst, Pending};
@@ -99,6 +99,8 @@ where
     M::Action: Send + Sync,
 {
     let threads = options.threads;
+    let width = Width::decide(model, options.wide_fingerprints);
+    options.wide_fingerprints = width.is_wide();
     let checker = Checker::new(model.properties());
     let frontier = BreadthFirst::<M::State>::default();
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, &frontier);
@@ -144,6 +146,7 @@ where
         DeadValues::Off,
     );
     report.threads = Threads::Ran(threads);
+    report.fingerprints = width;
     report
 }
 
@@ -206,14 +209,17 @@ where
                 symmetry: options.reductions.symmetry,
                 max_depth: options.max_depth,
                 max_virtual_time_ms: options.max_virtual_time_ms,
+                wide: options.wide_fingerprints,
             },
             shards: (0..threads)
-                .map(|_| VisitedSet::with_capacity(per_shard))
+                .map(|_| VisitedSet::with_capacity_and_width(per_shard, options.wide_fingerprints))
                 .collect(),
-            met: options
-                .reductions
-                .symmetry
-                .then(|| VisitedSet::with_capacity(options.expected_states)),
+            met: options.reductions.symmetry.then(|| {
+                VisitedSet::with_capacity_and_width(
+                    options.expected_states,
+                    options.wide_fingerprints,
+                )
+            }),
             queue: VecDeque::new(),
             log: PathLog::default(),
             stats: Stats {

@@ -16,7 +16,7 @@
 //! every property is settled runs on one thread: there, what one walk decided changes what
 //! the next one evaluates.
 
-use super::{search, Options, Threads};
+use super::{search, Options, Threads, Width};
 use crate::checker::Judged;
 use crate::frontier::Walk;
 use crate::model::Model;
@@ -70,7 +70,7 @@ where
             return report;
         }
     };
-    let mut merged = Merged::default();
+    let mut merged = Merged::new(Width::decide(model, options.wide_fingerprints).is_wide());
     let wave = threads as u64 * TASKS_PER_THREAD * WALKS_PER_TASK;
     let mut first = seeds.start;
     while first < seeds.end && merged.goes_on() {
@@ -169,6 +169,7 @@ fn walk_options(options: &Options, settled: &[String]) -> Options {
             judged => judged.clone(),
         },
         threads: 1,
+        wide_fingerprints: options.wide_fingerprints,
     }
 }
 
@@ -178,16 +179,15 @@ struct Merged<M: Model> {
     visited: VisitedSet,
 }
 
-impl<M: Model> Default for Merged<M> {
-    fn default() -> Self {
+impl<M: Model> Merged<M> {
+    /// Nothing merged yet; the union of the walks' states compares 128-bit keys when `wide`.
+    fn new(wide: bool) -> Self {
         Merged {
             report: None,
-            visited: VisitedSet::new(),
+            visited: VisitedSet::with_capacity_and_width(0, wide),
         }
     }
-}
 
-impl<M: Model> Merged<M> {
     /// Whether the walks merged so far leave the search going: every one ran its course.
     fn goes_on(&self) -> bool {
         self.report

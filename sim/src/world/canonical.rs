@@ -32,8 +32,8 @@ use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
-use crate::fingerprint::{Fingerprint, FpHasher};
-use std::hash::{Hash, Hasher};
+use crate::fingerprint::{lanes_in_order, Fingerprint, FpHasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
 /// The most renamings tried for one state (every order of up to five tied members).
@@ -58,12 +58,12 @@ impl<A: Actor> World<A> {
                 let key = proc
                     .cached_hash(now)
                     .unwrap_or_else(|| proc.hash_relative(&self.actors[p], &self.clocks[p], now));
-                (key, p)
+                (lanes_in_order(key), p)
             }));
             keyed.sort_unstable();
             if keyed.windows(2).any(|w| w[0].0 == w[1].0) {
                 for (key, p) in keyed.iter_mut() {
-                    *key = self.refined_key(state, *key, *p);
+                    *key = lanes_in_order(self.refined_key(state, lanes_in_order(*key), *p));
                 }
                 keyed.sort_unstable();
             }
@@ -89,12 +89,12 @@ impl<A: Actor> World<A> {
     /// its own and the parts summed, so that the key is invariant under every automorphism
     /// (a renamed state says of `r.of(p)` what the state says of `p`). Members whose own
     /// parts tie are then told apart without trying every order of them.
-    fn refined_key(&self, state: &StateOf<A>, own: u64, p: ProcessId) -> u64 {
+    fn refined_key(&self, state: &StateOf<A>, own: Fingerprint, p: ProcessId) -> Fingerprint {
         let now = state.now_ms;
         let part = |write: &dyn Fn(&mut FpHasher)| {
             let mut h = FpHasher::new();
             write(&mut h);
-            h.finish()
+            h.finish_wide()
         };
         let mut sum = own;
         for (q, proc) in state.procs.iter().enumerate() {
@@ -156,7 +156,7 @@ impl<A: Actor> World<A> {
                 let renamed = self.rename(state, r, sym);
                 (fingerprint(&renamed), true)
             };
-            if best.is_none_or(|b| candidate.0 < b.0) {
+            if best.is_none_or(|b| lanes_in_order(candidate.0) < lanes_in_order(b.0)) {
                 best = Some(candidate);
             }
         });

@@ -22,7 +22,6 @@ use super::actor::Actor;
 use super::state::{Life, StateOf};
 use super::World;
 use crate::fingerprint::{Fingerprint, FpHasher};
-use std::hash::Hasher;
 
 impl<A: Actor> World<A> {
     /// Whether process `p` is running and declares dead values in `state`.
@@ -54,10 +53,10 @@ impl<A: Actor> World<A> {
                 p.cached_hash(now)
                     .unwrap_or_else(|| p.hash_relative(actor, clock, now))
             };
-            h.write_u64(part);
+            h.write_fp(part);
         }
         state.hash_rest(&mut h);
         self.hash_fault_timing(state, &mut h);
-        h.finish()
+        h.finish_wide()
     }
 }

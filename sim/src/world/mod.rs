@@ -51,7 +51,6 @@ use crate::branching::ChoiceKind;
 use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 use crate::model::Model;
 use crate::property::Property;
-use std::hash::Hasher;
 use std::sync::OnceLock;
 
 /// One process of a world: a name, its behaviour and its clock.
@@ -156,7 +155,7 @@ impl<A: Actor> World<A> {
         let mut h = FpHasher::new();
         state.hash_from_scratch(&self.actors, &self.clocks, &mut h);
         self.hash_fault_timing(state, &mut h);
-        h.finish()
+        h.finish_wide()
     }
 
     /// Process `p`'s clock readings in `state`.
@@ -192,7 +191,13 @@ impl<A: Actor> Model for World<A> {
         let mut h = FpHasher::new();
         state.hash_relative(&self.actors, &self.clocks, &mut h);
         self.hash_fault_timing(state, &mut h);
-        h.finish()
+        h.finish_wide()
+    }
+
+    /// Every part of a world's fingerprint (a process's, a message body's, and what actors
+    /// hash, keyspaces included) is built in both lanes and written whole.
+    fn wide_fingerprints(&self) -> bool {
+        true
     }
 
     fn symmetry(&self) -> Result<String, String> {
@@ -291,7 +296,7 @@ impl<A: Actor> Model for World<A> {
         // Anchors are named after the properties, only when there are some: a world without
         // them keeps the hash it always had.
         props.extend(self.anchors.iter().map(|a| a.name.as_str()));
-        fingerprint_of(&(config, props))
+        crate::fingerprint::lane_a(fingerprint_of(&(config, props)))
     }
 
     fn name(&self) -> String {

@@ -8,8 +8,8 @@
 //! when it begins and those sent while it lasts.
 
 use super::actor::ProcessId;
-use crate::fingerprint::FpHasher;
-use std::hash::{Hash, Hasher};
+use crate::fingerprint::{fingerprint_of, Fingerprint};
+use std::hash::Hash;
 use std::sync::Arc;
 
 /// How one directed link behaves.
@@ -130,16 +130,14 @@ pub struct InFlight<M> {
     pub msg: Arc<M>,
     /// The message's own fingerprint hash, computed once when it is put on the wire: a
     /// function of `msg` alone, so states fingerprint it without rehashing the body.
-    pub msg_hash: u64,
+    pub msg_hash: Fingerprint,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
 }
 
 /// A message body's part of a fingerprint ([`InFlight::msg_hash`]).
-pub fn msg_hash<M: Hash>(msg: &M) -> u64 {
-    let mut h = FpHasher::new();
-    msg.hash(&mut h);
-    h.finish()
+pub fn msg_hash<M: Hash>(msg: &M) -> Fingerprint {
+    fingerprint_of(msg)
 }
 
 /// A message whose delay (or loss) is still to be chosen.

@@ -25,6 +25,7 @@
 //! Equality, hashing and `Debug` see the process's state only, never the cache, so a world
 //! state compares, hashes and prints as it did with the state held inline.
 
+use crate::fingerprint::Fingerprint;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
@@ -35,7 +36,7 @@ pub struct Shared<P> {
     inner: Arc<P>,
     /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if computed since the
     /// last write.
-    cached: Option<(u64, u64)>,
+    cached: Option<(u64, Fingerprint)>,
 }
 
 impl<P> Shared<P> {
@@ -48,14 +49,14 @@ impl<P> Shared<P> {
 
     /// The cached hash, if it was computed at `now_ms` and nothing was written since.
     #[inline]
-    pub fn cached_hash(&self, now_ms: u64) -> Option<u64> {
+    pub fn cached_hash(&self, now_ms: u64) -> Option<Fingerprint> {
         self.cached.filter(|(at, _)| *at == now_ms).map(|(_, h)| h)
     }
 
     /// Computes the hash at `now_ms` with `hash` unless it is cached, and keeps it (until the
     /// next write).
     #[inline]
-    pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> u64) {
+    pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> Fingerprint) {
         if self.cached_hash(now_ms).is_none() {
             self.cached = Some((now_ms, hash(&self.inner)));
         }
@@ -150,10 +151,10 @@ mod tests {
     #[test]
     fn a_cached_hash_is_kept_for_its_time_only() {
         let mut a: Shared<u8> = Shared::new(3);
-        a.refresh_hash(20, |v| u64::from(*v) + 100);
+        a.refresh_hash(20, |v| u128::from(*v) + 100);
         a.refresh_hash(20, |_| panic!("computed again"));
         assert_eq!(a.cached_hash(20), Some(103));
-        a.refresh_hash(21, |v| u64::from(*v));
+        a.refresh_hash(21, |v| u128::from(*v));
         assert_eq!((a.cached_hash(20), a.cached_hash(21)), (None, Some(3)));
     }
 

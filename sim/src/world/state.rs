@@ -11,7 +11,7 @@ use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
 use super::network::{InFlight, Unrouted};
 use super::shared::Shared;
-use crate::fingerprint::FpHasher;
+use crate::fingerprint::{Fingerprint, FpHasher};
 use std::hash::{Hash, Hasher};
 
 /// Whether a process is running, and what a crashed one kept.
@@ -160,7 +160,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
                 }
                 None => p.hash_relative(&actors[i], &clocks[i], now),
             };
-            h.write_u64(part);
+            h.write_fp(part);
         }
         self.hash_rest(h);
     }
@@ -173,7 +173,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         h: &mut FpHasher,
     ) {
         for (i, p) in self.procs.iter().enumerate() {
-            h.write_u64(p.hash_relative(&actors[i], &clocks[i], self.now_ms));
+            h.write_fp(p.hash_relative(&actors[i], &clocks[i], self.now_ms));
         }
         self.hash_rest(h);
     }
@@ -196,7 +196,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             h.write_usize(m.from);
             h.write_usize(m.to);
             h.write_u64(rel(m.due_ms));
-            h.write_u64(m.msg_hash);
+            h.write_fp(m.msg_hash);
         }
         self.unrouted.hash(h);
         self.undecided_timers.hash(h);
@@ -219,7 +219,7 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         actor: &A,
         clock: &ClockSpec,
         now: u64,
-    ) -> u64 {
+    ) -> Fingerprint {
         self.hash_relative_by(clock, now, |s, local, h| actor.hash_state(s, local, h))
     }
 
@@ -230,7 +230,7 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         clock: &ClockSpec,
         now: u64,
         hash_actor: impl Fn(&S, LocalNow, &mut FpHasher),
-    ) -> u64 {
+    ) -> Fingerprint {
         let mut h = FpHasher::new();
         let rel = |t: u64| t.saturating_sub(now);
         let local: LocalNow = clock.local_now(now, self.clock_steps_ms);
@@ -259,6 +259,6 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             h.write_u64(rel(t.due_ms));
             t.timer.hash(&mut h);
         }
-        h.finish()
+        h.finish_wide()
     }
 }

@@ -5,7 +5,7 @@
 use crate::branching::Tally;
 use crate::checker::{Checker, Hit};
 use crate::explorer::key::dedup_key;
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{lane_a, Fingerprint};
 use crate::frontier::Pending;
 use crate::model::Model;
 use crate::visited::VisitedSet;
@@ -20,6 +20,8 @@ pub(super) struct Keys {
     pub symmetry: bool,
     pub max_depth: Option<u32>,
     pub max_virtual_time_ms: Option<u64>,
+    /// Whether keys keep both lanes (`Options::wide_fingerprints`, as decided).
+    pub wide: bool,
 }
 
 /// A successor computed in phase 1.
@@ -145,17 +147,12 @@ pub(super) fn candidate<M: Model>(
     let mut obligations = entry.obligations.clone();
     let mut hits = Vec::new();
     checker.update_obligations(model, &state, vt, &mut obligations, &mut hits);
-    let bound = keys.max_virtual_time_ms;
+    let key = |fp| dedup_key::<M>(fp, &obligations, vt, keys.max_virtual_time_ms, keys.wide);
     let (fp, own_fp) = if keys.symmetry {
         let canonical = model.canonical_fingerprint(&state).0;
-        let own = model.fingerprint(&state);
-        (
-            dedup_key::<M>(canonical, &obligations, vt, bound),
-            dedup_key::<M>(own, &obligations, vt, bound),
-        )
+        (key(canonical), key(model.fingerprint(&state)))
     } else {
-        let fp = dedup_key::<M>(model.fingerprint(&state), &obligations, vt, bound);
-        (fp, 0)
+        (key(model.fingerprint(&state)), 0)
     };
     Cand {
         state,
@@ -171,7 +168,7 @@ pub(super) fn candidate<M: Model>(
 /// The shard of `fp` among `shards`: by its high bits (the tables index by the low ones).
 #[inline]
 pub(super) fn shard_of(fp: Fingerprint, shards: usize) -> usize {
-    ((fp as u128 * shards as u128) >> 64) as usize
+    ((u128::from(lane_a(fp)) * shards as u128) >> 64) as usize
 }
 
 /// Phase 2 for shard `index`: inserts the batch's fingerprints of the shard in batch order,
