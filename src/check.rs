@@ -71,7 +71,9 @@ pub fn check_with(
     mode: Mode,
     options: Options,
 ) -> Result<Checked, ScenarioError> {
-    let world = scenario.build()?;
+    let world = scenario
+        .build()?
+        .with_wide_fingerprints(options.wide_fingerprints);
     let report = match mode {
         Mode::Exhaustive => explore_parallel(&world, options),
         Mode::Random { first, count } => {

@@ -53,19 +53,46 @@ pub fn lanes_in_order(fp: Fingerprint) -> u128 {
 const K: u64 = 0x517C_C1B7_2722_0A95;
 const K_B: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// A deterministic streaming hasher for fingerprints, in two lanes.
-#[derive(Clone, Debug, Default)]
+/// A deterministic streaming hasher for fingerprints, in two lanes (lane A alone when made
+/// [`FpHasher::narrow`]).
+#[derive(Clone, Debug)]
 pub struct FpHasher {
     h: u64,
     b: u64,
+    wide: bool,
+}
+
+impl Default for FpHasher {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl FpHasher {
+    /// A hasher of both lanes.
     pub fn new() -> Self {
+        Self::of_width(true)
+    }
+
+    /// A hasher of lane A alone, for fingerprints that only 64-bit searches read: lane B
+    /// stays at its start, which saves half the hashing.
+    pub fn narrow() -> Self {
+        Self::of_width(false)
+    }
+
+    /// A hasher of both lanes when `wide`, of lane A alone otherwise.
+    pub fn of_width(wide: bool) -> Self {
         FpHasher {
             h: 0x243F_6A88_85A3_08D3,
             b: 0x1319_8A2E_0370_7344,
+            wide,
         }
+    }
+
+    /// Whether this hasher computes lane B (a part hashed for it must be made alike:
+    /// `FpHasher::of_width(h.is_wide())`).
+    pub fn is_wide(&self) -> bool {
+        self.wide
     }
 
     /// Feeds `word` to both lanes.
@@ -78,7 +105,9 @@ impl FpHasher {
     #[inline]
     fn mix_lanes(&mut self, a: u64, b: u64) {
         self.h = (self.h.rotate_left(5) ^ a).wrapping_mul(K);
-        self.b = (self.b.rotate_left(29) ^ b).wrapping_mul(K_B);
+        if self.wide {
+            self.b = (self.b.rotate_left(29) ^ b).wrapping_mul(K_B);
+        }
     }
 
     /// Feeds a part of a fingerprint whole: its lane A to lane A, its lane B to lane B.

@@ -26,11 +26,13 @@ pub(super) fn cmd_check_shard(
         field: Some("--shard".into()),
         ..InputError::new(message)
     })?;
-    let world = scenario.build().map_err(build_error)?;
+    let world = scenario
+        .build()
+        .map_err(build_error)?
+        .with_wide_fingerprints(a.limits.fingerprint_bits == Some(128));
     let bar = search::spinner(json_out);
     let options = search::options(scenario, &a.limits, bar.clone());
     let stop_at_first = options.stop_at_first_violation;
-    let wide = options.wide_fingerprints;
     let hash = plan_hash(&world, scenario, &options, plan);
     let found = explore_shard(&world, plan, options);
     if let Some(bar) = bar {
@@ -41,7 +43,8 @@ pub(super) fn cmd_check_shard(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    write_keys(&keys_file, &found.keys, wide).map_err(|e| CliError::write(&keys_file, &e))?;
+    write_keys(&keys_file, &found.keys, found.report.fingerprints.is_wide())
+        .map_err(|e| CliError::write(&keys_file, &e))?;
     let result = ShardResult::new(
         scenario,
         &world,

@@ -32,7 +32,7 @@ use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
-use crate::fingerprint::{lanes_in_order, Fingerprint, FpHasher};
+use crate::fingerprint::{lane_a, lanes_in_order, Fingerprint, FpHasher};
 use std::hash::Hash;
 use std::sync::Arc;
 
@@ -55,9 +55,9 @@ impl<A: Actor> World<A> {
             keyed.clear();
             keyed.extend(group.iter().map(|&p| {
                 let proc = &state.procs[p];
-                let key = proc
-                    .cached_hash(now)
-                    .unwrap_or_else(|| proc.hash_relative(&self.actors[p], &self.clocks[p], now));
+                let key = proc.cached_hash(now).unwrap_or_else(|| {
+                    proc.hash_relative(&self.actors[p], &self.clocks[p], now, self.wide)
+                });
                 (lanes_in_order(key), p)
             }));
             keyed.sort_unstable();
@@ -92,7 +92,7 @@ impl<A: Actor> World<A> {
     fn refined_key(&self, state: &StateOf<A>, own: Fingerprint, p: ProcessId) -> Fingerprint {
         let now = state.now_ms;
         let part = |write: &dyn Fn(&mut FpHasher)| {
-            let mut h = FpHasher::new();
+            let mut h = FpHasher::of_width(self.wide);
             write(&mut h);
             h.finish_wide()
         };
@@ -110,7 +110,11 @@ impl<A: Actor> World<A> {
                 _ => continue,
             };
             let due = m.due_ms.saturating_sub(now);
-            sum = sum.wrapping_add(part(&|h| (side, m.msg_hash, due).hash(h)));
+            sum = sum.wrapping_add(part(&|h| {
+                side.hash(h);
+                m.hash_body(h);
+                due.hash(h);
+            }));
         }
         for m in &state.unrouted {
             let side = match (m.from == p, m.to == p) {
@@ -118,7 +122,7 @@ impl<A: Actor> World<A> {
                 (_, true) => 4u8,
                 _ => continue,
             };
-            sum = sum.wrapping_add(part(&|h| (side, msg_hash(&*m.msg)).hash(h)));
+            sum = sum.wrapping_add(part(&|h| (side, msg_hash(&*m.msg, self.wide)).hash(h)));
         }
         sum
     }
@@ -265,7 +269,7 @@ impl<A: Actor> World<A> {
                 let mut m2 = m.clone();
                 (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
                 if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg_hash = msg_hash(&msg);
+                    m2.msg_hash = lane_a(msg_hash(&msg, false));
                     m2.msg = Arc::new(msg);
                 }
                 m2

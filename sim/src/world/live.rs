@@ -44,14 +44,16 @@ impl<A: Actor> World<A> {
             return crate::model::Model::fingerprint(self, state);
         }
         let now = state.now_ms;
-        let mut h = FpHasher::new();
+        let mut h = FpHasher::of_width(self.wide);
         for (i, p) in state.procs.iter().enumerate() {
             let (actor, clock) = (&self.actors[i], &self.clocks[i]);
             let part = if self.has_dead_values(state, i) {
-                p.hash_relative_by(clock, now, |s, local, h| actor.hash_live_state(s, local, h))
+                p.hash_relative_by(clock, now, self.wide, |s, local, h| {
+                    actor.hash_live_state(s, local, h)
+                })
             } else {
                 p.cached_hash(now)
-                    .unwrap_or_else(|| p.hash_relative(actor, clock, now))
+                    .unwrap_or_else(|| p.hash_relative(actor, clock, now, self.wide))
             };
             h.write_fp(part);
         }

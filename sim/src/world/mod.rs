@@ -76,6 +76,8 @@ pub struct World<A: Actor> {
     symmetry_request: SymmetryRequest,
     /// The symmetry groups, checked at the first search (see `symmetry.rs`).
     symmetry: OnceLock<Result<SymmetryGroups, String>>,
+    /// Whether fingerprints are built in both lanes ([`World::with_wide_fingerprints`]).
+    wide: bool,
 }
 
 impl<A: Actor + Clone> World<A> {
@@ -94,11 +96,20 @@ impl<A: Actor + Clone> World<A> {
             clocks,
             symmetry_request: SymmetryRequest::default(),
             symmetry: OnceLock::new(),
+            wide: false,
         }
     }
 }
 
 impl<A: Actor> World<A> {
+    /// Builds fingerprints in both lanes when `wide`, so that a search may compare 128 bits
+    /// (`Options::wide_fingerprints`); otherwise lane A alone, at half the hashing. Lane A
+    /// is the same either way, and so is a 64-bit search.
+    pub fn with_wide_fingerprints(mut self, wide: bool) -> Self {
+        self.wide = wide;
+        self
+    }
+
     pub fn with_network(mut self, network: Network) -> Self {
         self.network = network;
         self.symmetry = OnceLock::new();
@@ -152,7 +163,7 @@ impl<A: Actor> World<A> {
     /// The fingerprint of `state` computed without any cached process part: what
     /// [`Model::fingerprint`] must always equal.
     pub fn fingerprint_from_scratch(&self, state: &StateOf<A>) -> Fingerprint {
-        let mut h = FpHasher::new();
+        let mut h = FpHasher::of_width(self.wide);
         state.hash_from_scratch(&self.actors, &self.clocks, &mut h);
         self.hash_fault_timing(state, &mut h);
         h.finish_wide()
@@ -179,7 +190,7 @@ impl<A: Actor> Model for World<A> {
     fn next_state(&self, state: &Self::State, action: &Self::Action) -> Option<Self::State> {
         let mut next: StateOf<A> = state.clone();
         self.apply(&mut next, action);
-        next.refresh_hashes(&self.actors, &self.clocks);
+        next.refresh_hashes(&self.actors, &self.clocks, self.wide);
         Some(next)
     }
 
@@ -188,16 +199,17 @@ impl<A: Actor> Model for World<A> {
     }
 
     fn fingerprint(&self, state: &Self::State) -> Fingerprint {
-        let mut h = FpHasher::new();
+        let mut h = FpHasher::of_width(self.wide);
         state.hash_relative(&self.actors, &self.clocks, &mut h);
         self.hash_fault_timing(state, &mut h);
         h.finish_wide()
     }
 
-    /// Every part of a world's fingerprint (a process's, a message body's, and what actors
-    /// hash, keyspaces included) is built in both lanes and written whole.
+    /// A world built for 128-bit fingerprints ([`World::with_wide_fingerprints`]) builds
+    /// every part of them (a process's, a message body's, and what actors hash, keyspaces
+    /// included) in both lanes and writes it whole; others hash lane A alone.
     fn wide_fingerprints(&self) -> bool {
-        true
+        self.wide
     }
 
     fn symmetry(&self) -> Result<String, String> {

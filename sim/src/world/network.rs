@@ -8,8 +8,8 @@
 //! when it begins and those sent while it lasts.
 
 use super::actor::ProcessId;
-use crate::fingerprint::{fingerprint_of, Fingerprint};
-use std::hash::Hash;
+use crate::fingerprint::{Fingerprint, FpHasher};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// How one directed link behaves.
@@ -130,14 +130,32 @@ pub struct InFlight<M> {
     pub msg: Arc<M>,
     /// The message's own fingerprint hash, computed once when it is put on the wire: a
     /// function of `msg` alone, so states fingerprint it without rehashing the body.
-    pub msg_hash: Fingerprint,
+    /// Lane A only (8 bytes: a message in flight is copied with every state); a hasher of
+    /// both lanes takes the body whole instead ([`InFlight::hash_body`]).
+    pub msg_hash: u64,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
 }
 
 /// A message body's part of a fingerprint ([`InFlight::msg_hash`]).
-pub fn msg_hash<M: Hash>(msg: &M) -> Fingerprint {
-    fingerprint_of(msg)
+/// Both lanes when `wide`, lane A alone otherwise.
+pub fn msg_hash<M: Hash>(msg: &M, wide: bool) -> Fingerprint {
+    let mut h = FpHasher::of_width(wide);
+    msg.hash(&mut h);
+    h.finish_wide()
+}
+
+impl<M: Hash> InFlight<M> {
+    /// Feeds the body's part to `h`: the kept lane A to a 64-bit hasher, the body hashed
+    /// again in both lanes to a wide one (same lane A either way).
+    #[inline]
+    pub fn hash_body(&self, h: &mut FpHasher) {
+        if h.is_wide() {
+            h.write_fp(msg_hash(&*self.msg, true));
+        } else {
+            h.write_u64(self.msg_hash);
+        }
+    }
 }
 
 /// A message whose delay (or loss) is still to be chosen.

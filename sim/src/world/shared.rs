@@ -25,7 +25,7 @@
 //! Equality, hashing and `Debug` see the process's state only, never the cache, so a world
 //! state compares, hashes and prints as it did with the state held inline.
 
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
@@ -34,23 +34,32 @@ use std::sync::Arc;
 /// A copy-on-write value with a cached hash tied to the world time it was computed at.
 pub struct Shared<P> {
     inner: Arc<P>,
-    /// `(now_ms, hash)`: the value's fingerprint part at `now_ms`, if computed since the
-    /// last write.
-    cached: Option<(u64, Fingerprint)>,
+    /// The `now_ms` the cached part was computed at, [`NONE`] when there is none (a
+    /// sentinel rather than an `Option`, and the lanes as two words rather than a `u128`,
+    /// keep the cell at 32 bytes: it is copied with every state).
+    cached_at: u64,
+    /// The value's fingerprint part at `cached_at`, lane A then lane B.
+    cached: [u64; 2],
 }
+
+/// `cached_at` of a cell with no cached part (no world reaches that instant: instants
+/// saturate at `MAX_INSTANT_MS`).
+const NONE: u64 = u64::MAX;
 
 impl<P> Shared<P> {
     pub fn new(value: P) -> Self {
         Shared {
             inner: Arc::new(value),
-            cached: None,
+            cached_at: NONE,
+            cached: [0; 2],
         }
     }
 
     /// The cached hash, if it was computed at `now_ms` and nothing was written since.
     #[inline]
     pub fn cached_hash(&self, now_ms: u64) -> Option<Fingerprint> {
-        self.cached.filter(|(at, _)| *at == now_ms).map(|(_, h)| h)
+        (self.cached_at == now_ms && now_ms != NONE)
+            .then(|| from_lanes(self.cached[0], self.cached[1]))
     }
 
     /// Computes the hash at `now_ms` with `hash` unless it is cached, and keeps it (until the
@@ -58,7 +67,9 @@ impl<P> Shared<P> {
     #[inline]
     pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> Fingerprint) {
         if self.cached_hash(now_ms).is_none() {
-            self.cached = Some((now_ms, hash(&self.inner)));
+            let part = hash(&self.inner);
+            self.cached = [lane_a(part), lane_b(part)];
+            self.cached_at = now_ms;
         }
     }
 
@@ -66,7 +77,7 @@ impl<P> Shared<P> {
     /// it hashes differently).
     #[inline]
     pub fn forget_hash(&mut self) {
-        self.cached = None;
+        self.cached_at = NONE;
     }
 
     /// Whether `a` and `b` are the same allocation (a successor still shares the process).
@@ -87,7 +98,7 @@ impl<P: Clone> DerefMut for Shared<P> {
     /// Clones the value first if another state shares it, and forgets the cached hash.
     #[inline]
     fn deref_mut(&mut self) -> &mut P {
-        self.cached = None;
+        self.cached_at = NONE;
         Arc::make_mut(&mut self.inner)
     }
 }
@@ -97,6 +108,7 @@ impl<P> Clone for Shared<P> {
     fn clone(&self) -> Self {
         Shared {
             inner: Arc::clone(&self.inner),
+            cached_at: self.cached_at,
             cached: self.cached,
         }
     }

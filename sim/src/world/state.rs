@@ -153,12 +153,12 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
                 Some(cached) => {
                     debug_assert_eq!(
                         cached,
-                        p.hash_relative(&actors[i], &clocks[i], now),
+                        p.hash_relative(&actors[i], &clocks[i], now, h.is_wide()),
                         "stale cached fingerprint of process {i}"
                     );
                     cached
                 }
-                None => p.hash_relative(&actors[i], &clocks[i], now),
+                None => p.hash_relative(&actors[i], &clocks[i], now, h.is_wide()),
             };
             h.write_fp(part);
         }
@@ -173,17 +173,23 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         h: &mut FpHasher,
     ) {
         for (i, p) in self.procs.iter().enumerate() {
-            h.write_fp(p.hash_relative(&actors[i], &clocks[i], self.now_ms));
+            h.write_fp(p.hash_relative(&actors[i], &clocks[i], self.now_ms, h.is_wide()));
         }
         self.hash_rest(h);
     }
 
     /// Computes and caches the fingerprint part of every process whose cached part is
     /// missing or was computed at another time.
-    pub fn refresh_hashes<A: Actor<State = S>>(&mut self, actors: &[A], clocks: &[ClockSpec]) {
+    /// The parts are of both lanes when `wide`, of lane A alone otherwise.
+    pub fn refresh_hashes<A: Actor<State = S>>(
+        &mut self,
+        actors: &[A],
+        clocks: &[ClockSpec],
+        wide: bool,
+    ) {
         let now = self.now_ms;
         for (i, p) in self.procs.iter_mut().enumerate() {
-            p.refresh_hash(now, |p| p.hash_relative(&actors[i], &clocks[i], now));
+            p.refresh_hash(now, |p| p.hash_relative(&actors[i], &clocks[i], now, wide));
         }
     }
 
@@ -196,7 +202,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
             h.write_usize(m.from);
             h.write_usize(m.to);
             h.write_u64(rel(m.due_ms));
-            h.write_fp(m.msg_hash);
+            m.hash_body(h);
         }
         self.unrouted.hash(h);
         self.undecided_timers.hash(h);
@@ -219,8 +225,11 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         actor: &A,
         clock: &ClockSpec,
         now: u64,
+        wide: bool,
     ) -> Fingerprint {
-        self.hash_relative_by(clock, now, |s, local, h| actor.hash_state(s, local, h))
+        self.hash_relative_by(clock, now, wide, |s, local, h| {
+            actor.hash_state(s, local, h)
+        })
     }
 
     /// [`ProcState::hash_relative`] with `hash_actor` feeding the actor's state (its whole
@@ -229,9 +238,10 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         &self,
         clock: &ClockSpec,
         now: u64,
+        wide: bool,
         hash_actor: impl Fn(&S, LocalNow, &mut FpHasher),
     ) -> Fingerprint {
-        let mut h = FpHasher::new();
+        let mut h = FpHasher::of_width(wide);
         let rel = |t: u64| t.saturating_sub(now);
         let local: LocalNow = clock.local_now(now, self.clock_steps_ms);
         match &self.life {

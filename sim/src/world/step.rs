@@ -18,6 +18,7 @@ use super::fault_timing::FaultRule;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::state::{Life, PendingTimer, StateOf, UndecidedTimer};
 use super::World;
+use crate::fingerprint::lane_a;
 use std::sync::Arc;
 
 type Action<A> = super::action::ActionOf<A>;
@@ -33,7 +34,7 @@ impl<A: Actor> World<A> {
         for ctx in contexts {
             self.apply_effects(&mut state, ctx);
         }
-        state.refresh_hashes(&self.actors, &self.clocks);
+        state.refresh_hashes(&self.actors, &self.clocks, self.wide);
         state
     }
 
@@ -371,7 +372,7 @@ impl<A: Actor> World<A> {
             InFlight {
                 from: m.from,
                 to: m.to,
-                msg_hash: msg_hash(&*m.msg),
+                msg_hash: lane_a(msg_hash(&*m.msg, false)),
                 msg: m.msg,
                 due_ms: later(state.now_ms, delay_ms),
             },

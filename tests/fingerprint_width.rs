@@ -1,0 +1,101 @@
+//! `--fingerprint-bits 128`: comparing both lanes of every fingerprint changes nothing but
+//! the collision estimate on the built-ins (whose 64-bit searches have no collision), with
+//! every reduction; and the command line takes 64 or 128 and refuses anything else.
+
+mod common;
+
+use common::{lockcheck_within, workdir};
+use lockcheck::check::{check_with, Mode};
+use lockcheck::scenario::builtin;
+use lockcheck_sim::{Options, Reductions, Width};
+use std::time::Duration;
+
+/// A cap that keeps every built-in quick in a debug build; capped searches compare too.
+const CAP: u64 = 4_000;
+
+#[test]
+fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {
+    for scenario in builtin::all() {
+        let run = |wide: bool| {
+            let options = Options {
+                stop_at_first_violation: false,
+                max_states: Some(CAP),
+                reductions: Reductions::all(),
+                wide_fingerprints: wide,
+                ..scenario.explore.options()
+            };
+            check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build")
+        };
+        let (narrow, wide) = (run(false), run(true));
+        let name = &scenario.name;
+        assert_eq!(narrow.report.fingerprints, Width::Bits64, "{name}");
+        assert_eq!(wide.report.fingerprints, Width::Bits128, "{name}");
+        assert_eq!(narrow.report.outcome, wide.report.outcome, "{name}");
+        let (n, w) = (&narrow.report.stats, &wide.report.stats);
+        assert_eq!(n.unique_states, w.unique_states, "{name}");
+        assert_eq!(n.transitions, w.transitions, "{name}");
+        assert_eq!(n.reduced_states, w.reduced_states, "{name}");
+        assert_eq!(n.symmetric_states_met, w.symmetric_states_met, "{name}");
+        assert_eq!(n.live_states_met, w.live_states_met, "{name}");
+        for (a, b) in narrow.report.properties.iter().zip(&wide.report.properties) {
+            assert_eq!(a.name, b.name, "{name}");
+            assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
+            assert_eq!(
+                a.status.path().map(|p| p.labels()),
+                b.status.path().map(|p| p.labels()),
+                "{name}: {}",
+                a.name
+            );
+        }
+        if let (Some(p64), Some(p128)) = (
+            narrow.report.collision_probability(),
+            wide.report.collision_probability(),
+        ) {
+            assert!(p128 < p64 || p64 == 0.0, "{name}: {p128} vs {p64}");
+        }
+    }
+}
+
+#[test]
+fn the_command_line_takes_64_or_128_bits_and_says_which() {
+    let dir = workdir("fingerprint-bits");
+    let run = |bits: &str| {
+        lockcheck_within(
+            &dir,
+            &[
+                "check",
+                "seed-000-single-node",
+                "--json",
+                "--fingerprint-bits",
+                bits,
+            ],
+            Duration::from_secs(120),
+        )
+    };
+    for bits in [64, 128] {
+        let out = run(&bits.to_string());
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        let j: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+        assert_eq!(j["search"]["fingerprint_bits"], bits, "{}", out.stdout);
+    }
+    let text = lockcheck_within(
+        &dir,
+        &[
+            "check",
+            "redlock-baseline-safe",
+            "--fingerprint-bits",
+            "128",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout
+            .contains("128-bit fingerprints: probability that two of the"),
+        "{}",
+        text.stdout
+    );
+    let bad = run("96");
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("64 or 128 bits"), "{}", bad.stderr);
+}
