@@ -99,3 +99,31 @@ fn the_command_line_takes_64_or_128_bits_and_says_which() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("64 or 128 bits"), "{}", bad.stderr);
 }
+
+#[test]
+fn a_scenario_file_sets_the_width_and_the_flag_overrides_it() {
+    let dir = workdir("fingerprint-bits-file");
+    let example = std::fs::read_to_string(common::repo("scenarios/pause-past-lease.toml")).unwrap();
+    let with_bits = |bits: u32| format!("{example}\n[explore]\nfingerprint_bits = {bits}\n");
+    std::fs::write(dir.join("wide.toml"), with_bits(128)).unwrap();
+    std::fs::write(dir.join("odd.toml"), with_bits(96)).unwrap();
+    let bits_of = |extra: &[&str]| {
+        let mut args = vec!["check", "wide.toml", "--json"];
+        args.extend_from_slice(extra);
+        let out = lockcheck_within(&dir, &args, Duration::from_secs(120));
+        assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+        let j: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+        j["search"]["fingerprint_bits"].as_u64().unwrap()
+    };
+    assert_eq!(bits_of(&[]), 128);
+    assert_eq!(bits_of(&["--fingerprint-bits", "64"]), 64);
+    let odd = lockcheck_within(&dir, &["check", "odd.toml"], Duration::from_secs(60));
+    common::assert_bad_input(
+        &odd,
+        &[
+            "odd.toml:",
+            "field `explore.fingerprint_bits`",
+            "fingerprints have 64 or 128 bits, not 96",
+        ],
+    );
+}

@@ -157,7 +157,9 @@ pub(super) fn options(
     o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
     o.interrupt = Some(interrupt::flag());
     o.threads = threads(limits);
-    o.wide_fingerprints = limits.fingerprint_bits == Some(128);
+    if let Some(bits) = limits.fingerprint_bits {
+        o.wide_fingerprints = bits == 128;
+    }
     let clock = Arc::new(SystemWallClock::start());
     o.wall_clock = Some(clock.clone());
     if let Some(bar) = progress {

@@ -26,12 +26,12 @@ pub(super) fn cmd_check_shard(
         field: Some("--shard".into()),
         ..InputError::new(message)
     })?;
+    let bar = search::spinner(json_out);
+    let options = search::options(scenario, &a.limits, bar.clone());
     let world = scenario
         .build()
         .map_err(build_error)?
-        .with_wide_fingerprints(a.limits.fingerprint_bits == Some(128));
-    let bar = search::spinner(json_out);
-    let options = search::options(scenario, &a.limits, bar.clone());
+        .with_wide_fingerprints(options.wide_fingerprints);
     let stop_at_first = options.stop_at_first_violation;
     let hash = plan_hash(&world, scenario, &options, plan);
     let found = explore_shard(&world, plan, options);

@@ -457,6 +457,7 @@ impl ExploreSpec {
             max_states: Some(self.max_states),
             max_virtual_time_ms: self.max_virtual_time_ms,
             reductions: lockcheck_sim::Reductions::all(),
+            wide_fingerprints: self.fingerprint_bits == 128,
             ..lockcheck_sim::Options::default()
         }
     }

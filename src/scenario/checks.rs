@@ -269,6 +269,15 @@ impl ExploreSpec {
                 "end every walk before its first step",
             ));
         }
+        if ![64, 128].contains(&self.fingerprint_bits) {
+            return Err(error(
+                "explore.fingerprint_bits",
+                format!(
+                    "fingerprints have 64 or 128 bits, not {}",
+                    self.fingerprint_bits
+                ),
+            ));
+        }
         Ok(())
     }
 }

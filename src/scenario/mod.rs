@@ -522,6 +522,13 @@ pub struct ExploreSpec {
     /// Steps one random walk takes at most (worlds with periodic timers never go quiet).
     #[serde(default = "default_walk_steps")]
     pub random_max_steps: u32,
+    /// Bits of each state's fingerprint the search compares: 64 or 128 (see the README's
+    /// "Threads and fingerprints").
+    #[serde(
+        default = "default_fingerprint_bits",
+        skip_serializing_if = "is_default_fingerprint_bits"
+    )]
+    pub fingerprint_bits: u32,
 }
 
 impl Default for ExploreSpec {
@@ -532,6 +539,7 @@ impl Default for ExploreSpec {
             max_virtual_time_ms: None,
             random_seeds: default_seeds(),
             random_max_steps: default_walk_steps(),
+            fingerprint_bits: default_fingerprint_bits(),
         }
     }
 }
@@ -544,6 +552,12 @@ fn default_seeds() -> u64 {
 }
 fn default_walk_steps() -> u32 {
     1_000
+}
+fn default_fingerprint_bits() -> u32 {
+    64
+}
+fn is_default_fingerprint_bits(bits: &u32) -> bool {
+    *bits == default_fingerprint_bits()
 }
 
 /// The verdict a scenario is expected to get.
