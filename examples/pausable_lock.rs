@@ -3,11 +3,11 @@
 //! mutual exclusion is violated, wall time and peak memory.
 //!
 //! ```text
-//! cargo run --release --example pausable_lock -- [--threads T] N TTL C P B H R
+//! cargo run --release --example pausable_lock -- [--threads T] [--wide] N TTL C P B H R
 //! ```
 //!
 //! With `--threads T` (default 1) the search runs on T threads (`explore_parallel`), with
-//! the same results.
+//! the same results; with `--wide` it compares 128-bit fingerprints.
 //!
 //! The last line is always `states=<unique> violation=<yes|no> seconds=<wall>`, the wall time
 //! of the whole process.
@@ -21,7 +21,7 @@ use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: pausable_lock [--threads T] N TTL C P B H R
+const USAGE: &str = "usage: pausable_lock [--threads T] [--wide] N TTL C P B H R
 
   N    clients (1..=8)          TTL  lease in ticks        C  longest critical section
   P    length of one pause      B    shared pause budget   H  time horizon
@@ -33,6 +33,8 @@ const USAGE: &str = "usage: pausable_lock [--threads T] N TTL C P B H R
 fn main() -> ExitCode {
     let start = Instant::now();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let wide = args.iter().any(|a| a == "--wide");
+    args.retain(|a| a != "--wide");
     let parsed = take_threads(&mut args).and_then(|threads| Ok((threads, parse(&args)?)));
     let (threads, model) = match parsed {
         Ok(parsed) => parsed,
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
     let options = Options {
         stop_at_first_violation: false,
         threads,
+        wide_fingerprints: wide,
         ..Options::default()
     };
     let report = explore_parallel(&model, options);
@@ -57,7 +60,10 @@ fn main() -> ExitCode {
     print!("{report}");
     println!("threads: {}", report.threads);
     if let Some(p) = report.collision_probability() {
-        println!("probability that two states share a 64-bit fingerprint: {p:.1e}");
+        println!(
+            "probability that two states share a {}-bit fingerprint: {p:.1e}",
+            report.fingerprints.bits()
+        );
     }
     let violation = report.first_violation();
     if let Some((name, path)) = violation {

@@ -194,3 +194,44 @@ fn merge_text(dir: &Path, files: &[PathBuf]) -> (Out, ()) {
     args.extend(files.iter().map(|f| f.to_str().unwrap()));
     (run(dir, &args), ())
 }
+
+/// Shards of a 128-bit plan write 128-bit key files and merge to the unsharded 128-bit
+/// check's state count; a 64-bit shard is another plan and is refused.
+#[test]
+fn shards_with_128_bit_fingerprints_merge_to_the_unsharded_count_and_never_mix_widths() {
+    let dir = workdir("shards-wide");
+    let wide = ["--no-partial-order", "--fingerprint-bits", "128"];
+    let mut args = vec!["--json", "check", "redisson-gc-past-lease-defended"];
+    args.extend(wide);
+    let whole = run(&dir, &args);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    let whole = json(&whole);
+    assert_eq!(whole["search"]["fingerprint_bits"], 128);
+    let files = run_shards(&dir, "redisson-gc-past-lease-defended", 3, &wide);
+    for file in &files {
+        let result: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let keys = file.with_file_name(result["keys_file"].as_str().unwrap());
+        let bytes = std::fs::read(&keys).unwrap();
+        assert_eq!(&bytes[..8], b"LCKEYS02", "{}", keys.display());
+        let count = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+        assert_eq!(bytes.len() as u64, 16 + 16 * count, "{}", keys.display());
+    }
+    let (out, merged) = merge(&dir, &files);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(merged["verdict"], whole["verdict"]);
+    assert_eq!(
+        merged["statistics"]["unique_states"],
+        whole["statistics"]["unique_states"]
+    );
+    let narrow = run_shards(
+        &dir,
+        "redisson-gc-past-lease-defended",
+        3,
+        &["--no-partial-order", "--shard-dir", "narrow"],
+    );
+    let (out, _) = merge_text(
+        &dir,
+        &[files[0].clone(), narrow[1].clone(), files[2].clone()],
+    );
+    assert_bad_input(&out, &["not of the same plan", "plan hash"]);
+}
