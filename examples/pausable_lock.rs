@@ -37,6 +37,7 @@ fn main() -> ExitCode {
     args.retain(|a| a != "--wide");
     let parsed = take_threads(&mut args).and_then(|threads| Ok((threads, parse(&args)?)));
     let (threads, model) = match parsed {
+        Ok((threads, model)) if wide => (threads, model.with_wide_fingerprints()),
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("pausable_lock: {message}\n\n{USAGE}");

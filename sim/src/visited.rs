@@ -6,9 +6,9 @@
 //! fingerprint, zero meaning empty. Linear probing keeps lookups in one or two cache lines.
 //! The table doubles in place when it is 3/4 full, so it holds between 10.7 and 21.3 bytes
 //! per state, with no transient second table. A wide set (128-bit fingerprints) keeps lane
-//! B of each slot's fingerprint in a second array at the same index, probed only when lane
-//! A matches, so two fingerprints that share lane A take two slots; a narrow set ignores
-//! lane B (it is a set of 64-bit fingerprints).
+//! B beside lane A in a 16-byte slot (one cache line holds both), compared only when lane A
+//! matches, so two fingerprints that share lane A take two slots; a narrow set ignores lane
+//! B (it is a set of 64-bit fingerprints).
 //!
 //! Assertions marked "internal bug" state the table's invariants: a power-of-two size
 //! (the mask), and a growth that keeps every fingerprint.
@@ -20,9 +20,11 @@ const MIN_CAPACITY: usize = 1 << 10;
 /// A set of fingerprints whose lane A is not zero.
 #[derive(Clone, Debug)]
 pub struct VisitedSet {
-    slots: Vec<u64>,
-    /// Lane B of the fingerprint in each slot, in a wide set; empty in a narrow one.
-    lane_b: Vec<u64>,
+    /// The slots: lane A alone in a narrow set, lane A then lane B in a wide one (both
+    /// lanes of a slot in one cache line).
+    words: Vec<u64>,
+    /// Words a slot, as a shift: 0 in a narrow set, 1 in a wide one.
+    shift: u32,
     len: usize,
 }
 
@@ -52,16 +54,17 @@ impl VisitedSet {
             slots.is_power_of_two(),
             "internal bug: the table's size must be a power of two (its mask)"
         );
+        let shift = u32::from(wide);
         VisitedSet {
-            slots: vec![0; slots],
-            lane_b: if wide { vec![0; slots] } else { Vec::new() },
+            words: vec![0; slots << shift],
+            shift,
             len: 0,
         }
     }
 
     /// Whether the set tells fingerprints apart by both lanes.
     pub fn is_wide(&self) -> bool {
-        !self.lane_b.is_empty()
+        self.shift == 1
     }
 
     /// Number of fingerprints stored.
@@ -74,15 +77,33 @@ impl VisitedSet {
         self.len() == 0
     }
 
+    /// Number of slots.
+    fn capacity(&self) -> usize {
+        self.words.len() >> self.shift
+    }
+
+    /// Lane A of slot `i` (zero: empty).
+    #[inline]
+    fn a(&self, i: usize) -> u64 {
+        self.words[i << self.shift]
+    }
+
+    /// Whether slot `i` holds lanes `a` and `b` (lane A alone in a narrow set).
+    #[inline]
+    fn holds(&self, i: usize, a: u64, b: u64) -> bool {
+        let at = i << self.shift;
+        self.words[at] == a && (self.shift == 0 || self.words[at + 1] == b)
+    }
+
     /// Bytes held by the table.
     pub fn bytes(&self) -> usize {
-        (self.slots.len() + self.lane_b.len()) * std::mem::size_of::<u64>()
+        self.words.len() * std::mem::size_of::<u64>()
     }
 
     /// Bytes the table would hold right after inserting `extra` more fingerprints (a resize
     /// doubles the table in place).
     pub fn bytes_after_growth(&self, extra: usize) -> usize {
-        if (self.len + extra) * 4 > self.slots.len() * 3 {
+        if (self.len + extra) * 4 > self.capacity() * 3 {
             self.bytes() * 2
         } else {
             self.bytes()
@@ -94,22 +115,17 @@ impl VisitedSet {
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
         let (a, b) = (lane_a(fp), lane_b(fp));
         debug_assert_ne!(a, 0, "lane A 0 is reserved for empty slots");
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
+        if (self.len + 1) * 4 > self.capacity() * 3 {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let wide = self.is_wide();
+        let mask = self.capacity() - 1;
         let mut i = (a as usize) & mask;
         loop {
-            let slot = self.slots[i];
-            if slot == a && (!wide || self.lane_b[i] == b) {
+            if self.holds(i, a, b) {
                 return false;
             }
-            if slot == 0 {
-                self.slots[i] = a;
-                if wide {
-                    self.lane_b[i] = b;
-                }
+            if self.a(i) == 0 {
+                self.put(i, a, b);
                 self.len += 1;
                 return true;
             }
@@ -123,7 +139,8 @@ impl VisitedSet {
     /// overlap. It has no observable effect.
     #[inline]
     pub fn prefetch(&self, fp: Fingerprint) {
-        let slot: *const u64 = &self.slots[(lane_a(fp) as usize) & (self.slots.len() - 1)];
+        let i = (lane_a(fp) as usize) & (self.capacity() - 1);
+        let slot: *const u64 = &self.words[i << self.shift];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has (it is in the
         // target's baseline features), and a prefetch is a hint that never faults and never
@@ -140,30 +157,31 @@ impl VisitedSet {
     /// Whether `fp` is in the set.
     pub fn contains(&self, fp: Fingerprint) -> bool {
         let (a, b) = (lane_a(fp), lane_b(fp));
-        let mask = self.slots.len() - 1;
-        let wide = self.is_wide();
+        let mask = self.capacity() - 1;
         let mut i = (a as usize) & mask;
         loop {
-            match self.slots[i] {
-                0 => return false,
-                s if s == a && (!wide || self.lane_b[i] == b) => return true,
-                _ => i = (i + 1) & mask,
+            if self.holds(i, a, b) {
+                return true;
             }
+            if self.a(i) == 0 {
+                return false;
+            }
+            i = (i + 1) & mask;
         }
     }
 
     /// Every fingerprint stored, in table order (lane A alone in a narrow set).
     pub fn iter(&self) -> impl Iterator<Item = Fingerprint> + '_ {
         let wide = self.is_wide();
-        (0..self.slots.len())
-            .filter(|&i| self.slots[i] != 0)
-            .map(move |i| from_lanes(self.slots[i], if wide { self.lane_b[i] } else { 0 }))
+        self.words
+            .chunks_exact(1 << self.shift)
+            .filter(|slot| slot[0] != 0)
+            .map(move |slot| from_lanes(slot[0], if wide { slot[1] } else { 0 }))
     }
 
     /// Removes everything, keeping the allocation.
     pub fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = 0);
-        self.lane_b.iter_mut().for_each(|s| *s = 0);
+        self.words.iter_mut().for_each(|s| *s = 0);
         self.len = 0;
     }
 
@@ -177,36 +195,27 @@ impl VisitedSet {
     /// lands between its home and its old slot (all already re-inserted), and one whose new
     /// home is in the upper half probes only among re-inserted fingerprints. The rare probe
     /// that would run off the end of the table and wrap into slots not yet re-inserted is set
-    /// aside and inserted once all others are in place.
+    /// aside and inserted once all others are in place. A wide slot's two words keep their
+    /// places, since slot `i` starts at word `2i` at every size.
     fn grow(&mut self) {
-        let old = self.slots.len();
+        let old = self.capacity();
         let new = old * 2;
-        let wide = self.is_wide();
-        self.slots.resize(new, 0);
-        if wide {
-            self.lane_b.resize(new, 0);
-        }
+        self.words.resize(new << self.shift, 0);
         let mask = new - 1;
-        let gap = self.slots[..old]
-            .iter()
-            .position(|&a| a == 0)
+        let gap = (0..old)
+            .find(|&i| self.a(i) == 0)
             .expect("the table is never full");
         let mut wrapped = Vec::new();
         let mut moved = 0;
         for i in (gap + 1..old).chain(0..gap) {
-            let a = std::mem::take(&mut self.slots[i]);
+            let (a, b) = self.take(i);
             if a == 0 {
                 continue;
             }
-            let b = if wide {
-                std::mem::take(&mut self.lane_b[i])
-            } else {
-                0
-            };
             moved += 1;
             let mut j = (a as usize) & mask;
             loop {
-                if self.slots[j] == 0 {
+                if self.a(j) == 0 {
                     self.put(j, a, b);
                     break;
                 }
@@ -219,7 +228,7 @@ impl VisitedSet {
         }
         for (a, b) in wrapped {
             let mut j = (a as usize) & mask;
-            while self.slots[j] != 0 {
+            while self.a(j) != 0 {
                 j = (j + 1) & mask;
             }
             self.put(j, a, b);
@@ -230,12 +239,26 @@ impl VisitedSet {
         );
     }
 
+    /// Empties slot `i`, giving its lanes (lane B zero in a narrow set).
+    #[inline]
+    fn take(&mut self, i: usize) -> (u64, u64) {
+        let at = i << self.shift;
+        let a = std::mem::take(&mut self.words[at]);
+        let b = if self.shift == 1 {
+            std::mem::take(&mut self.words[at + 1])
+        } else {
+            0
+        };
+        (a, b)
+    }
+
     /// Fills the empty slot `j` with lanes `a` and `b` (lane A alone in a narrow set).
     #[inline]
     fn put(&mut self, j: usize, a: u64, b: u64) {
-        self.slots[j] = a;
-        if self.is_wide() {
-            self.lane_b[j] = b;
+        let at = j << self.shift;
+        self.words[at] = a;
+        if self.shift == 1 {
+            self.words[at + 1] = b;
         }
     }
 }
@@ -269,10 +292,10 @@ mod tests {
     fn fill_and_check_set(fps: impl Iterator<Item = Fingerprint>, mut set: VisitedSet) {
         let mut inserted = Vec::new();
         for fp in fps {
-            let slots = set.slots.len();
+            let slots = set.capacity();
             assert!(set.insert(fp));
             inserted.push(fp);
-            if set.slots.len() != slots {
+            if set.capacity() != slots {
                 assert_eq!(set.len(), inserted.len());
                 for &fp in &inserted {
                     assert!(
@@ -333,7 +356,7 @@ mod tests {
         assert!(wide.contains(from_lanes(5, 3 * 977)));
         assert_eq!(
             wide.bytes(),
-            2 * narrow.bytes() * wide.slots.len() / narrow.slots.len()
+            2 * narrow.bytes() * wide.capacity() / narrow.capacity()
         );
         let mut back: Vec<Fingerprint> = wide.iter().collect();
         back.sort_unstable();

@@ -229,6 +229,8 @@ pub struct PausableLock {
     pub horizon: u8,
     /// R, rounds per client.
     pub rounds: u8,
+    /// Whether fingerprints are hashed in both lanes ([`PausableLock::with_wide_fingerprints`]).
+    pub wide: bool,
 }
 
 /// Why a configuration was refused.
@@ -279,7 +281,14 @@ impl PausableLock {
             pause_budget: pause_budget as u8,
             horizon: horizon as u8,
             rounds: rounds as u8,
+            wide: false,
         })
+    }
+
+    /// Hashes fingerprints in both lanes, so that a search may compare 128 bits.
+    pub fn with_wide_fingerprints(mut self) -> Self {
+        self.wide = true;
+        self
     }
 
     /// Like [`try_new`](Self::try_new), panicking on a configuration it refuses.
@@ -442,7 +451,7 @@ impl Model for PausableLock {
     /// The used bytes (header, then 4 bytes a client) as 64-bit words.
     #[inline]
     fn fingerprint(&self, s: &LockState) -> Fingerprint {
-        let mut h = FpHasher::new();
+        let mut h = FpHasher::of_width(self.wide);
         let clients = s.clients();
         h.write_u64(s.header_word() as u64 | (clients[0].word() as u64) << 32);
         for pair in clients[1..].chunks(2) {
@@ -452,9 +461,9 @@ impl Model for PausableLock {
         h.finish_wide()
     }
 
-    /// Both lanes hash every used word.
+    /// Both lanes hash every used word, when made so.
     fn wide_fingerprints(&self) -> bool {
-        true
+        self.wide
     }
 
     fn label(&self, s: &LockState, action: &Action) -> String {
@@ -507,6 +516,7 @@ impl Model for PausableLock {
             pause_budget: b,
             horizon: h,
             rounds: r,
+            wide: _,
         } = *self;
         format!("pausable-lock N={n} TTL={ttl} C={c} P={p} B={b} H={h} R={r}")
     }
