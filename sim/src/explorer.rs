@@ -9,7 +9,7 @@
 
 use crate::branching::Tally;
 use crate::checker::{Checker, Hit};
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Fingerprint, Lanes};
 use crate::frontier::{Frontier, Pending};
 use crate::limits::{Pacer, MAX_INTERVAL, MIN_INTERVAL};
 use crate::model::Model;
@@ -246,7 +246,7 @@ struct Prepared<S> {
     /// Whether a subset was chosen but changed what a property observes (expanded fully).
     visible: bool,
     /// The entry's own key, when partial-order reduction will mark it expanded.
-    own_key: Option<Fingerprint>,
+    own_key: Option<Lanes>,
 }
 
 /// A successor waiting to be deduplicated.
@@ -256,7 +256,7 @@ struct Successor<S> {
     /// Index of the action among the parent's enabled actions.
     choice: usize,
     /// Its fingerprint, when it could be computed before deduplication (no obligations).
-    fp: Option<Fingerprint>,
+    fp: Option<Lanes>,
 }
 
 enum Step {
@@ -394,7 +394,7 @@ impl<M: Model> Search<'_, M> {
             return Ok(Step::Go);
         }
         let mut prepared = self.prepared_for(entry, frontier, enabled, selected, options)?;
-        self.mark_expanded(entry, vt, prepared.own_key, options);
+        self.mark_expanded(entry, vt, prepared.own_key.map(Fingerprint::from), options);
         self.stats.visible_expansions += u64::from(prepared.visible);
         self.stats.branching.add(&prepared.tally);
         let mut successors = std::mem::take(&mut prepared.successors);

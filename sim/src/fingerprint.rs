@@ -50,6 +50,26 @@ pub fn lanes_in_order(fp: Fingerprint) -> u128 {
     fp.rotate_left(64)
 }
 
+/// A fingerprint kept as two words, for fields of values the search copies and moves on its
+/// hot path (a world's process cells, keyspaces, successors): a `u128` field gives its
+/// struct 16-byte alignment, and the padding grows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Lanes([u64; 2]);
+
+impl From<Fingerprint> for Lanes {
+    #[inline]
+    fn from(fp: Fingerprint) -> Lanes {
+        Lanes([lane_a(fp), lane_b(fp)])
+    }
+}
+
+impl From<Lanes> for Fingerprint {
+    #[inline]
+    fn from(lanes: Lanes) -> Fingerprint {
+        from_lanes(lanes.0[0], lanes.0[1])
+    }
+}
+
 const K: u64 = 0x517C_C1B7_2722_0A95;
 const K_B: u64 = 0x9E37_79B9_7F4A_7C15;
 

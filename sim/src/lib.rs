@@ -40,7 +40,7 @@ pub use explorer::{
     Symmetry, Threads, WallClock, Width,
 };
 pub use fingerprint::{
-    collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher,
+    collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher, Lanes,
 };
 pub use frontier::{
     BreadthFirst, DepthFirst, Frontier, Pending, RunStart, Walk, DEFAULT_WALK_STEPS,

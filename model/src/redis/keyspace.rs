@@ -24,7 +24,7 @@
 //! dropped by every write (all writes go through this module), so it always equals a
 //! computation from scratch.
 
-use lockcheck_sim::{Fingerprint, FpHasher};
+use lockcheck_sim::{Fingerprint, FpHasher, Lanes};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -99,7 +99,9 @@ pub struct Keyspace {
     /// Sorted by key, keys distinct.
     entries: Vec<(Vec<u8>, KeyEntry)>,
     /// The hash of the keys and values, if computed since the last write.
-    content: Option<Fingerprint>,
+    /// As [`Lanes`], not a `u128`, whose 16-byte alignment would grow every node state
+    /// (and the process state that holds it).
+    content: Option<Lanes>,
 }
 
 impl PartialEq for Keyspace {
@@ -141,13 +143,14 @@ impl Keyspace {
     /// The hash of the stored keys and values in key order (deadlines left out): kept if
     /// [`Keyspace::seal`] ran since the last write, computed otherwise.
     pub fn content_hash(&self) -> Fingerprint {
-        self.content.unwrap_or_else(|| self.hash_content())
+        self.content
+            .map_or_else(|| self.hash_content(), Fingerprint::from)
     }
 
     /// Computes and keeps [`Keyspace::content_hash`] (until the next write).
     pub fn seal(&mut self) {
         if self.content.is_none() {
-            self.content = Some(self.hash_content());
+            self.content = Some(self.hash_content().into());
         }
     }
 

@@ -27,7 +27,7 @@ impl<M: Model> Search<'_, M> {
             next.vt,
             Some(entry.node),
             next.choice,
-            next.fp,
+            next.fp.map(crate::fingerprint::Fingerprint::from),
             &mut obligations,
             prunes,
             options,
@@ -90,14 +90,14 @@ impl<M: Model> Search<'_, M> {
     pub(super) fn prefetch_prepared(&self, prepared: &Prepared<M::State>) {
         self.prefetch(&prepared.successors);
         if let (Some(key), Some(expanded)) = (prepared.own_key, &self.expanded) {
-            expanded.prefetch(key);
+            expanded.prefetch(key.into());
         }
     }
 
     /// Starts loading the visited-table slots of `successors` into the cache.
     pub(super) fn prefetch(&self, successors: &[Successor<M::State>]) {
         for fp in successors.iter().filter_map(|s| s.fp) {
-            self.visited.prefetch(fp);
+            self.visited.prefetch(fp.into());
         }
     }
 
@@ -166,7 +166,7 @@ impl<M: Model> Prep<'_, M> {
         }
         let own_key = (self.partial_order && entry.obligations.is_none()).then(|| {
             let vt = model.virtual_time_ms(&entry.state);
-            self.keys.key(model, &entry.state, &None, vt)
+            self.keys.key(model, &entry.state, &None, vt).into()
         });
         Prepared {
             node: entry.node,
@@ -196,7 +196,7 @@ impl<M: Model> Prep<'_, M> {
                 continue;
             };
             let vt = model.virtual_time_ms(&state);
-            let fp = known_fp.then(|| self.keys.key(model, &state, &None, vt));
+            let fp = known_fp.then(|| self.keys.key(model, &state, &None, vt).into());
             out.push(Successor {
                 state,
                 vt,

@@ -25,7 +25,7 @@
 //! Equality, hashing and `Debug` see the process's state only, never the cache, so a world
 //! state compares, hashes and prints as it did with the state held inline.
 
-use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
+use crate::fingerprint::{Fingerprint, Lanes};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
@@ -35,11 +35,11 @@ use std::sync::Arc;
 pub struct Shared<P> {
     inner: Arc<P>,
     /// The `now_ms` the cached part was computed at, [`NONE`] when there is none (a
-    /// sentinel rather than an `Option`, and the lanes as two words rather than a `u128`,
-    /// keep the cell at 32 bytes: it is copied with every state).
+    /// sentinel rather than an `Option`, and [`Lanes`] rather than a `u128`, keep the cell
+    /// at 32 bytes: it is copied with every state).
     cached_at: u64,
-    /// The value's fingerprint part at `cached_at`, lane A then lane B.
-    cached: [u64; 2],
+    /// The value's fingerprint part at `cached_at`.
+    cached: Lanes,
 }
 
 /// `cached_at` of a cell with no cached part (no world reaches that instant: instants
@@ -51,15 +51,14 @@ impl<P> Shared<P> {
         Shared {
             inner: Arc::new(value),
             cached_at: NONE,
-            cached: [0; 2],
+            cached: Lanes::default(),
         }
     }
 
     /// The cached hash, if it was computed at `now_ms` and nothing was written since.
     #[inline]
     pub fn cached_hash(&self, now_ms: u64) -> Option<Fingerprint> {
-        (self.cached_at == now_ms && now_ms != NONE)
-            .then(|| from_lanes(self.cached[0], self.cached[1]))
+        (self.cached_at == now_ms && now_ms != NONE).then(|| self.cached.into())
     }
 
     /// Computes the hash at `now_ms` with `hash` unless it is cached, and keeps it (until the
@@ -67,8 +66,7 @@ impl<P> Shared<P> {
     #[inline]
     pub fn refresh_hash(&mut self, now_ms: u64, hash: impl FnOnce(&P) -> Fingerprint) {
         if self.cached_hash(now_ms).is_none() {
-            let part = hash(&self.inner);
-            self.cached = [lane_a(part), lane_b(part)];
+            self.cached = hash(&self.inner).into();
             self.cached_at = now_ms;
         }
     }
