@@ -223,12 +223,19 @@ fn shards_with_128_bit_fingerprints_merge_to_the_unsharded_count_and_never_mix_w
         merged["statistics"]["unique_states"],
         whole["statistics"]["unique_states"]
     );
+    assert_eq!(merged["fingerprint_bits"], 128);
+    let p = merged["collision_probability"].as_f64().unwrap();
+    assert!(p > 0.0 && p < 1e-20, "{p}");
     let narrow = run_shards(
         &dir,
         "redisson-gc-past-lease-defended",
         3,
         &["--no-partial-order", "--shard-dir", "narrow"],
     );
+    let (out, narrow_merged) = merge(&dir, &narrow);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(narrow_merged["fingerprint_bits"], 64);
+    assert!(narrow_merged["collision_probability"].as_f64().unwrap() > p);
     let (out, _) = merge_text(
         &dir,
         &[files[0].clone(), narrow[1].clone(), files[2].clone()],

@@ -1,7 +1,9 @@
 //! `merge`: the result files of a sharded check combined into the verdict of the whole
 //! search: one shortest counterexample (saved as a trace with its replay command), every
-//! `sometimes` witness, the unique-state count of the union of the shards' key files, and the
-//! work the shards duplicated (their summed unique states over the merged count).
+//! `sometimes` witness, the unique-state count of the union of the shards' key files, the
+//! work the shards duplicated (their summed unique states over the merged count), and for a
+//! complete merge the chance that two of its states shared a fingerprint, at the width of
+//! the key files.
 
 use super::check::default_trace_path;
 use super::words::plural;
@@ -9,7 +11,7 @@ use super::{CliError, MergeArgs, Output, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use crate::saved::save_violation;
 use crate::shard::{load_result, merge, read_keys, Merged, ShardResult};
 use crate::InputError;
-use lockcheck_sim::union_len;
+use lockcheck_sim::{collision_probability, union_len};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -19,7 +21,7 @@ pub(super) fn cmd_merge(a: &MergeArgs) -> Result<Output, CliError> {
         results.push((path.display().to_string(), load_result(path)?));
     }
     let merged = merge(&results, a.partial).map_err(|e| InputError::new(e.0))?;
-    let unique = merged_unique(&results)?;
+    let (unique, bits) = merged_unique(&results)?;
     let duplication = merged.work.unique_states as f64 / unique.max(1) as f64;
     let mut text = format!(
         "scenario: {}\nmerged {} of {} (plan {}){}\noutcome: {}\nstatistics: {} unique states (the union of the shards'), {} states expanded, depth {}\nwork: the shards stored {} states together, {duplication:.2}x the merged count\noracles:\n",
@@ -60,7 +62,15 @@ pub(super) fn cmd_merge(a: &MergeArgs) -> Result<Output, CliError> {
             "peak_memory_bytes": merged.work.peak_memory_bytes,
         },
         "oracles": props,
+        "fingerprint_bits": bits,
     });
+    if merged.outcome == "complete" || merged.outcome == "bounded" {
+        let p = collision_probability(unique, bits);
+        text.push_str(&format!(
+            "search: {bits}-bit fingerprints: probability that two of the {unique} states collide {p:.1e}\n"
+        ));
+        j["collision_probability"] = json!(p);
+    }
     let code = verdict(a, &merged, &mut text, &mut j)?;
     Ok(Output {
         text,
@@ -69,8 +79,9 @@ pub(super) fn cmd_merge(a: &MergeArgs) -> Result<Output, CliError> {
     })
 }
 
-/// The size of the union of the shards' key files (found next to their result files).
-fn merged_unique(results: &[(String, ShardResult)]) -> Result<u64, CliError> {
+/// The size of the union of the shards' key files (found next to their result files), and
+/// the bits of their keys (one plan: the same for all).
+fn merged_unique(results: &[(String, ShardResult)]) -> Result<(u64, u32), CliError> {
     let mut readers = Vec::new();
     for (file, r) in results {
         let dir = Path::new(file).parent().unwrap_or(Path::new(""));
@@ -78,6 +89,11 @@ fn merged_unique(results: &[(String, ShardResult)]) -> Result<u64, CliError> {
         let reader = read_keys(&path).map_err(|m| InputError::new(m).in_file(file))?;
         readers.push((path, reader));
     }
+    let bits = if readers.iter().all(|(_, r)| r.is_wide()) {
+        128
+    } else {
+        64
+    };
     let unique = union_len(readers.iter_mut().map(|(_, r)| r).collect());
     for (path, reader) in &readers {
         if let Some(problem) = &reader.error {
@@ -86,7 +102,7 @@ fn merged_unique(results: &[(String, ShardResult)]) -> Result<u64, CliError> {
                 .into());
         }
     }
-    Ok(unique)
+    Ok((unique, bits))
 }
 
 fn missing_note(merged: &Merged) -> String {
