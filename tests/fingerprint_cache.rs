@@ -6,7 +6,7 @@
 use lockcheck::oracles::{RedisState, RedisWorld};
 use lockcheck::scenario::builtin;
 use lockcheck_sim::world::{Shared, WorldAction};
-use lockcheck_sim::{Model, Prng};
+use lockcheck_sim::{lane_a, lane_b, Model, Prng};
 
 const SEEDS: u64 = 6;
 const STEPS: usize = 400;
@@ -62,6 +62,42 @@ fn cached_fingerprints_equal_fingerprints_from_scratch_on_every_builtin() {
         }
     }
     assert!(checked > 10_000, "only {checked} states checked");
+}
+
+/// A world built for 128-bit fingerprints: its cached parts are exact in both lanes, its
+/// lane A is the 64-bit world's fingerprint of the same state, and its lane B is hashed
+/// (a 64-bit world leaves lane B at its start, the same for every state).
+#[test]
+fn wide_fingerprints_are_exact_and_keep_lane_a_on_every_builtin() {
+    let mut checked = 0u64;
+    for scenario in builtin::all() {
+        let narrow = scenario.build().expect("built-ins build");
+        let wide = scenario
+            .build()
+            .expect("built-ins build")
+            .with_wide_fingerprints(true);
+        let constant_b = lane_b(narrow.fingerprint(&narrow.init_states().remove(0)));
+        for seed in 0..2 {
+            walk(&wide, seed, |_, _, next| {
+                let fp = wide.fingerprint(next);
+                let name = &scenario.name;
+                assert_eq!(
+                    fp,
+                    wide.fingerprint_from_scratch(next),
+                    "{name}, seed {seed}"
+                );
+                assert_eq!(
+                    lane_a(fp),
+                    lane_a(narrow.fingerprint_from_scratch(next)),
+                    "{name}, seed {seed}: lane A depends on the width"
+                );
+                assert_eq!(lane_b(narrow.fingerprint_from_scratch(next)), constant_b);
+                assert_ne!(lane_b(fp), constant_b, "{name}: lane B not hashed");
+                checked += 1;
+            });
+        }
+    }
+    assert!(checked > 5_000, "only {checked} states checked");
 }
 
 #[test]
