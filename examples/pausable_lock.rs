@@ -16,7 +16,7 @@
 #[path = "../bench/compare/lockcheck/pausable_lock.rs"]
 mod pausable_lock;
 
-use lockcheck::sim::{explore_parallel, Options, Outcome};
+use lockcheck::sim::{explore_parallel, Options, Outcome, Report};
 use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -59,6 +59,34 @@ fn main() -> ExitCode {
     let stats = &report.stats;
     let states = stats.unique_states;
     print!("{report}");
+    print_verdict(&report, &model);
+    let violation = report.first_violation();
+    if report.outcome != Outcome::Complete {
+        println!("warning: the search did not complete: {}", report.outcome);
+    }
+    match peak_rss_bytes() {
+        Some(peak) => println!(
+            "peak memory {:.1} MB ({:.1} bytes/state), {:.2} M states/s, explorer estimate {:.1} MB",
+            peak as f64 / 1e6,
+            peak as f64 / states.max(1) as f64,
+            states as f64 / explore_secs.max(1e-9) / 1e6,
+            stats.peak_memory_bytes as f64 / 1e6,
+        ),
+        None => println!(
+            "peak memory unknown (no VmHWM in /proc/self/status), {:.2} M states/s",
+            states as f64 / explore_secs.max(1e-9) / 1e6
+        ),
+    }
+    println!(
+        "states={states} violation={} seconds={:.3}",
+        yes_no(violation.is_some()),
+        start.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
+
+/// The threads, the collision estimate, the counterexample and the spec rule's prediction.
+fn print_verdict(report: &Report<PausableLock>, model: &PausableLock) {
     println!("threads: {}", report.threads);
     if let Some(p) = report.collision_probability() {
         println!(
@@ -82,28 +110,6 @@ fn main() -> ExitCode {
             if agrees { "agrees" } else { "DISAGREES" }
         );
     }
-    if report.outcome != Outcome::Complete {
-        println!("warning: the search did not complete: {}", report.outcome);
-    }
-    match peak_rss_bytes() {
-        Some(peak) => println!(
-            "peak memory {:.1} MB ({:.1} bytes/state), {:.2} M states/s, explorer estimate {:.1} MB",
-            peak as f64 / 1e6,
-            peak as f64 / states.max(1) as f64,
-            states as f64 / explore_secs.max(1e-9) / 1e6,
-            stats.peak_memory_bytes as f64 / 1e6,
-        ),
-        None => println!(
-            "peak memory unknown (no VmHWM in /proc/self/status), {:.2} M states/s",
-            states as f64 / explore_secs.max(1e-9) / 1e6
-        ),
-    }
-    println!(
-        "states={states} violation={} seconds={:.3}",
-        yes_no(violation.is_some()),
-        start.elapsed().as_secs_f64()
-    );
-    ExitCode::SUCCESS
 }
 
 fn parse(args: &[String]) -> Result<PausableLock, String> {
