@@ -56,6 +56,51 @@ fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {
     }
 }
 
+/// 128-bit searches on two threads, in both parallel searches (batches deduplicated on the
+/// threads without partial-order reduction, expansions prepared ahead with it), give the
+/// one-thread 128-bit results.
+#[test]
+fn a_128_bit_search_on_two_threads_gives_the_one_thread_results() {
+    for name in [
+        "kleppmann-clock-jump",
+        "seed-000-redlock-majority-failure",
+        "redisson-gc-past-lease-defended",
+    ] {
+        let scenario = builtin::by_name(name).expect("a built-in");
+        for reductions in [Reductions::all(), Reductions::none()] {
+            let run = |threads: usize| {
+                let options = Options {
+                    stop_at_first_violation: false,
+                    max_states: Some(3 * CAP),
+                    reductions,
+                    threads,
+                    wide_fingerprints: true,
+                    ..scenario.explore.options()
+                };
+                check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build")
+            };
+            let (one, two) = (run(1), run(2));
+            assert_eq!(two.report.fingerprints, Width::Bits128, "{name}");
+            assert_eq!(two.report.threads.count(), 2, "{name}");
+            assert_eq!(one.report.outcome, two.report.outcome, "{name}");
+            assert_eq!(
+                one.report.stats.unique_states,
+                two.report.stats.unique_states
+            );
+            assert_eq!(one.report.stats.transitions, two.report.stats.transitions);
+            for (a, b) in one.report.properties.iter().zip(&two.report.properties) {
+                assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
+                assert_eq!(
+                    a.status.path().map(|p| p.labels()),
+                    b.status.path().map(|p| p.labels()),
+                    "{name}: {}",
+                    a.name
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn the_command_line_takes_64_or_128_bits_and_says_which() {
     let dir = workdir("fingerprint-bits");

@@ -7,7 +7,8 @@
 //! fingerprint collision does to a real search, made certain instead of rare.
 
 use lockcheck_sim::{
-    explore, from_lanes, BreadthFirst, Fingerprint, Model, Options, Outcome, Property, Width,
+    explore, explore_parallel, from_lanes, BreadthFirst, Fingerprint, Model, Options, Outcome,
+    Property, Reductions, Width,
 };
 
 const N: u32 = 200;
@@ -78,6 +79,30 @@ fn a_wide_search_keeps_apart_what_lane_a_merges() {
     assert!(wide.hollow().is_empty(), "the end is witnessed");
     let p = wide.collision_probability().unwrap();
     assert!(p > 0.0 && p < 1e-30, "{p}");
+}
+
+/// Both parallel searches compare both lanes: the batch search (no reduction) and the one
+/// that prepares expansions on the threads (with the value abstraction on).
+#[test]
+fn a_wide_search_on_threads_keeps_apart_what_lane_a_merges() {
+    let model = Counter {
+        declares_wide: true,
+    };
+    for reductions in [Reductions::none(), Reductions::all()] {
+        for wide in [false, true] {
+            let options = Options {
+                stop_at_first_violation: false,
+                wide_fingerprints: wide,
+                reductions,
+                threads: 2,
+                ..Options::default()
+            };
+            let report = explore_parallel(&model, options);
+            assert_eq!(report.threads.count(), 2, "{:?}", report.threads);
+            let expected = if wide { u64::from(N) } else { 8 };
+            assert_eq!(report.stats.unique_states, expected, "{reductions:?}");
+        }
+    }
 }
 
 #[test]
