@@ -5,13 +5,32 @@
 mod common;
 
 use common::{lockcheck_within, workdir};
-use lockcheck::check::{check_with, Mode};
+use lockcheck::check::{check_with, Checked, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck_sim::{Options, Reductions, Width};
 use std::time::Duration;
 
 /// A cap that keeps every built-in quick in a debug build; capped searches compare too.
 const CAP: u64 = 4_000;
+
+/// Both searches gave every property the same verdict, with the same path.
+fn assert_same_verdicts(a: &Checked, b: &Checked, name: &str) {
+    assert_eq!(
+        a.report.properties.len(),
+        b.report.properties.len(),
+        "{name}"
+    );
+    for (a, b) in a.report.properties.iter().zip(&b.report.properties) {
+        assert_eq!(a.name, b.name, "{name}");
+        assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
+        assert_eq!(
+            a.status.path().map(|p| p.labels()),
+            b.status.path().map(|p| p.labels()),
+            "{name}: {}",
+            a.name
+        );
+    }
+}
 
 #[test]
 fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {
@@ -37,16 +56,7 @@ fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {
         assert_eq!(n.reduced_states, w.reduced_states, "{name}");
         assert_eq!(n.symmetric_states_met, w.symmetric_states_met, "{name}");
         assert_eq!(n.live_states_met, w.live_states_met, "{name}");
-        for (a, b) in narrow.report.properties.iter().zip(&wide.report.properties) {
-            assert_eq!(a.name, b.name, "{name}");
-            assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
-            assert_eq!(
-                a.status.path().map(|p| p.labels()),
-                b.status.path().map(|p| p.labels()),
-                "{name}: {}",
-                a.name
-            );
-        }
+        assert_same_verdicts(&narrow, &wide, name);
         if let (Some(p64), Some(p128)) = (
             narrow.report.collision_probability(),
             wide.report.collision_probability(),
@@ -88,15 +98,7 @@ fn a_128_bit_search_on_two_threads_gives_the_one_thread_results() {
                 two.report.stats.unique_states
             );
             assert_eq!(one.report.stats.transitions, two.report.stats.transitions);
-            for (a, b) in one.report.properties.iter().zip(&two.report.properties) {
-                assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
-                assert_eq!(
-                    a.status.path().map(|p| p.labels()),
-                    b.status.path().map(|p| p.labels()),
-                    "{name}: {}",
-                    a.name
-                );
-            }
+            assert_same_verdicts(&one, &two, name);
         }
     }
 }

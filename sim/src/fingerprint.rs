@@ -74,7 +74,7 @@ const K: u64 = 0x517C_C1B7_2722_0A95;
 const K_B: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A deterministic streaming hasher for fingerprints, in two lanes (lane A alone when made
-/// [`FpHasher::narrow`]).
+/// with [`FpHasher::of_width`]`(false)`).
 #[derive(Clone, Debug)]
 pub struct FpHasher {
     h: u64,
@@ -94,13 +94,8 @@ impl FpHasher {
         Self::of_width(true)
     }
 
-    /// A hasher of lane A alone, for fingerprints that only 64-bit searches read: lane B
-    /// stays at its start, which saves half the hashing.
-    pub fn narrow() -> Self {
-        Self::of_width(false)
-    }
-
-    /// A hasher of both lanes when `wide`, of lane A alone otherwise.
+    /// A hasher of both lanes when `wide`, of lane A alone otherwise: for fingerprints that
+    /// only 64-bit searches read, lane B stays at its start, which saves half the hashing.
     pub fn of_width(wide: bool) -> Self {
         FpHasher {
             h: 0x243F_6A88_85A3_08D3,

@@ -128,17 +128,17 @@ pub struct InFlight<M> {
     /// Shared with the states it was copied into and with the `Deliver` actions that name
     /// it: copying a state or enumerating its deliveries copies no message body.
     pub msg: Arc<M>,
-    /// The message's own fingerprint hash, computed once when it is put on the wire: a
-    /// function of `msg` alone, so states fingerprint it without rehashing the body.
+    /// Lane A of the message body's hash, computed once when it is put on the wire: a
+    /// function of `msg` alone, so 64-bit fingerprints read it without rehashing the body.
     /// Lane A only (8 bytes: a message in flight is copied with every state); a hasher of
-    /// both lanes takes the body whole instead ([`InFlight::hash_body`]).
+    /// both lanes hashes the body again ([`InFlight::hash_body`]).
     pub msg_hash: u64,
     /// True time at which it arrives (it may wait longer in a paused receiver's buffer).
     pub due_ms: u64,
 }
 
-/// A message body's part of a fingerprint ([`InFlight::msg_hash`]).
-/// Both lanes when `wide`, lane A alone otherwise.
+/// A message body's part of a fingerprint: both lanes when `wide`, lane A alone otherwise
+/// (what [`InFlight::msg_hash`] keeps).
 pub fn msg_hash<M: Hash>(msg: &M, wide: bool) -> Fingerprint {
     let mut h = FpHasher::of_width(wide);
     msg.hash(&mut h);
