@@ -3,11 +3,13 @@
 //! mutual exclusion is violated, wall time and peak memory.
 //!
 //! ```text
-//! cargo run --release --example pausable_lock -- [--threads T] [--wide] N TTL C P B H R
+//! cargo run --release --example pausable_lock -- [--threads T] [--wide] [--hash-compaction S] N TTL C P B H R
 //! ```
 //!
 //! With `--threads T` (default 1) the search runs on T threads (`explore_parallel`), with
-//! the same results; with `--wide` it compares 128-bit fingerprints.
+//! the same results; with `--wide` it compares 128-bit fingerprints; with
+//! `--hash-compaction S` it stores 32 bits a state in a table sized for S states (Spin's
+//! `-DHC4 -w`), S being also its state limit.
 //!
 //! The last line is always `states=<unique> violation=<yes|no> seconds=<wall>`, the wall time
 //! of the whole process.
@@ -21,7 +23,7 @@ use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: pausable_lock [--threads T] [--wide] N TTL C P B H R
+const USAGE: &str = "usage: pausable_lock [--threads T] [--wide] [--hash-compaction S] N TTL C P B H R
 
   N    clients (1..=8)          TTL  lease in ticks        C  longest critical section
   P    length of one pause      B    shared pause budget   H  time horizon
@@ -35,9 +37,14 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let wide = args.iter().any(|a| a == "--wide");
     args.retain(|a| a != "--wide");
-    let parsed = take_threads(&mut args).and_then(|threads| Ok((threads, parse(&args)?)));
-    let (threads, model) = match parsed {
-        Ok((threads, model)) if wide => (threads, model.with_wide_fingerprints()),
+    let parsed = take_threads(&mut args).and_then(|threads| {
+        let planned = take_positive(&mut args, "--hash-compaction")?;
+        Ok((threads, planned, parse(&args)?))
+    });
+    let (threads, planned, model) = match parsed {
+        Ok((threads, planned, model)) if wide => {
+            (threads, planned, model.with_wide_fingerprints())
+        }
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("pausable_lock: {message}\n\n{USAGE}");
@@ -51,6 +58,8 @@ fn main() -> ExitCode {
         stop_at_first_violation: false,
         threads,
         wide_fingerprints: wide,
+        hash_compaction: planned.is_some(),
+        max_states: planned,
         ..Options::default()
     };
     let report = explore_parallel(&model, options);
@@ -88,11 +97,17 @@ fn main() -> ExitCode {
 /// The threads, the collision estimate, the counterexample and the spec rule's prediction.
 fn print_verdict(report: &Report<PausableLock>, model: &PausableLock) {
     println!("threads: {}", report.threads);
-    if let Some(p) = report.collision_probability() {
-        println!(
+    match (report.collision_probability(), report.compaction) {
+        (Some(p), Some(c)) => println!(
+            "hash compaction: {} states in {} slots of 4 bytes ({} whole), {} comparisons: \
+             probability that a state was taken for another at most {p:.1e}",
+            c.stored, c.slots, c.stored_whole, c.comparisons
+        ),
+        (Some(p), None) => println!(
             "probability that two states share a {}-bit fingerprint: {p:.1e}",
             report.fingerprints.bits()
-        );
+        ),
+        (None, _) => {}
     }
     let violation = report.first_violation();
     if let Some((name, path)) = violation {
@@ -129,20 +144,23 @@ fn parse(args: &[String]) -> Result<PausableLock, String> {
 
 /// Removes `--threads T` from `args`, if given, and returns T (default 1).
 fn take_threads(args: &mut Vec<String>) -> Result<usize, String> {
-    let Some(at) = args.iter().position(|a| a == "--threads") else {
-        return Ok(1);
+    Ok(take_positive(args, "--threads")?.unwrap_or(1) as usize)
+}
+
+/// The positive integer after `flag`, taken out of `args` with it, if `flag` is there.
+fn take_positive(args: &mut Vec<String>, flag: &str) -> Result<Option<u64>, String> {
+    let Some(at) = args.iter().position(|a| a == flag) else {
+        return Ok(None);
     };
-    let value = args.get(at + 1).ok_or("--threads needs a number")?;
-    let threads = match value.parse::<usize>() {
-        Ok(t) if t >= 1 => t,
-        _ => {
-            return Err(format!(
-                "--threads must be a positive integer, got {value:?}"
-            ))
-        }
+    let value = args
+        .get(at + 1)
+        .ok_or_else(|| format!("{flag} needs a number"))?;
+    let n = match value.parse::<u64>() {
+        Ok(n) if n >= 1 => n,
+        _ => return Err(format!("{flag} must be a positive integer, got {value:?}")),
     };
     args.drain(at..at + 2);
-    Ok(threads)
+    Ok(Some(n))
 }
 
 fn yes_no(b: bool) -> &'static str {

@@ -74,7 +74,7 @@ fn search<'m, M: Model, F: Frontier<M>>(
     mut options: Options,
     many: Option<&'m dyn PrepareMany<M>>,
 ) -> Result<(Report<M>, VisitedSet), F::Error> {
-    let width = Width::decide(model, options.wide_fingerprints);
+    let width = Width::decide(model, options.wide_fingerprints && !options.hash_compaction);
     options.wide_fingerprints = width.is_wide();
     let checker = Checker::new(options.judged.select(model.properties()));
     let partial_order = PartialOrder::decide(&checker.props, &options.reductions, frontier);
@@ -108,6 +108,10 @@ fn search<'m, M: Model, F: Frontier<M>>(
     if let Some(clock) = &options.wall_clock {
         run.stats.wall_ms = Some(clock.elapsed_ms());
     }
+    // What hash compaction did where a state taken for another would go unexplored: the
+    // visited set and, under partial-order reduction, the expanded set (the proviso's).
+    let expanded = run.expanded.as_ref().and_then(VisitedSet::compaction);
+    let compaction = (run.visited.compaction()).map(|v| expanded.map_or(v, |e| v.plus(e)));
     let mut report = Report::of(
         run.checker,
         outcome,
@@ -117,6 +121,7 @@ fn search<'m, M: Model, F: Frontier<M>>(
         run.dead_values,
     );
     report.fingerprints = width;
+    report.compaction = compaction;
     Ok((report, run.visited))
 }
 
@@ -142,7 +147,12 @@ impl<'m, M: Model> Search<'m, M> {
             dead_stored: 0,
             symmetry,
             checker,
-            visited: VisitedSet::with_capacity_and_width(options.expected_states, wide),
+            visited: VisitedSet::for_search(
+                options.expected_states,
+                wide,
+                options.compact_plan(1),
+                1,
+            ),
             log: PathLog::default(),
             stats: Stats::default(),
             hits: Vec::new(),
@@ -163,9 +173,11 @@ impl<'m, M: Model> Search<'m, M> {
             next_check_at: MIN_INTERVAL,
         };
         if run.partial_order.is_on() {
-            run.expanded = Some(VisitedSet::with_capacity_and_width(
+            run.expanded = Some(VisitedSet::for_search(
                 options.expected_states,
                 wide,
+                options.compact_plan(1),
+                1,
             ));
         }
         run

@@ -210,6 +210,8 @@ pub struct Report<M: Model> {
     pub threads: crate::explorer::Threads,
     /// How many bits of each fingerprint the search compared, or why 64 when asked for 128.
     pub fingerprints: crate::explorer::Width,
+    /// Under hash compaction, what its tables held and compared (`visited::compact`).
+    pub compaction: Option<crate::visited::Compaction>,
 }
 
 impl<M: Model> Report<M> {
@@ -242,6 +244,7 @@ impl<M: Model> Report<M> {
             dead_values,
             threads: crate::explorer::Threads::Ran(1),
             fingerprints: crate::explorer::Width::Bits64,
+            compaction: None,
         }
     }
 
@@ -267,13 +270,17 @@ impl<M: Model> Report<M> {
     /// For a search that explored its whole (bounded) space: the probability that two of its
     /// unique states shared a fingerprint of the width it compared (64 or 128 bits), so that
     /// one of them was taken for the other and its successors were not explored
-    /// ([`crate::fingerprint::collision_probability`]).
+    /// ([`crate::fingerprint::collision_probability`]). Under hash compaction, a bound: that
+    /// probability at 64 bits plus the expected number of states the compact tables took for
+    /// others ([`crate::visited::Compaction::omission_bound`]), at most 1.
     pub fn collision_probability(&self) -> Option<f64> {
         self.is_exhaustive().then(|| {
-            crate::fingerprint::collision_probability(
+            let whole = crate::fingerprint::collision_probability(
                 self.stats.unique_states,
                 self.fingerprints.bits(),
-            )
+            );
+            let compacted = self.compaction.map_or(0.0, |c| c.omission_bound());
+            (whole + compacted).min(1.0)
         })
     }
 

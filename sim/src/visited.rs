@@ -10,10 +10,19 @@
 //! matches, so two fingerprints that share lane A take two slots; a narrow set ignores lane
 //! B (it is a set of 64-bit fingerprints).
 //!
+//! With hash compaction (`VisitedSet::compact`), a table of 4-byte slots sized for the
+//! states a search plans to store comes first (`compact.rs`), and this table takes only
+//! the states beyond the plan, whole.
+//!
 //! Assertions marked "internal bug" state the table's invariants: a power-of-two size
 //! (the mask), and a growth that keeps every fingerprint.
 
+mod compact;
+
 use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
+pub use compact::Compaction;
+use compact::{CompactTable, Probe};
+pub use compact::MAX_LOAD as COMPACT_MAX_LOAD;
 
 const MIN_CAPACITY: usize = 1 << 10;
 
@@ -26,6 +35,9 @@ pub struct VisitedSet {
     /// Words a slot, as a shift: 0 in a narrow set, 1 in a wide one.
     shift: u32,
     len: usize,
+    /// Under hash compaction, the compact table in front of the slots (which then hold
+    /// only the states beyond its plan), and the bits a slot's match is left to chance.
+    compact: Option<(CompactTable, u32)>,
 }
 
 impl Default for VisitedSet {
@@ -59,7 +71,41 @@ impl VisitedSet {
             words: vec![0; slots << shift],
             shift,
             len: 0,
+            compact: None,
         }
+    }
+
+    /// A set under hash compaction: a compact table for `planned` states (see `compact.rs`),
+    /// then whole 64-bit fingerprints; `shards`: how many sets a parallel search splits its
+    /// states among by the fingerprint's high bits (1 for a set of its own).
+    pub fn compact(planned: usize, shards: usize) -> Self {
+        let shard_bits = shards.max(1).next_power_of_two().trailing_zeros();
+        VisitedSet {
+            compact: Some((CompactTable::for_states(planned), 32 - shard_bits)),
+            ..Self::with_capacity_and_width(0, false)
+        }
+    }
+
+    /// A set for a search: compact for `planned` states under hash compaction (`shards` as
+    /// for [`VisitedSet::compact`]), otherwise sized for `expected` fingerprints of 128
+    /// bits when `wide`.
+    pub fn for_search(expected: usize, wide: bool, planned: Option<usize>, shards: usize) -> Self {
+        match planned {
+            Some(planned) => Self::compact(planned, shards),
+            None => Self::with_capacity_and_width(expected, wide),
+        }
+    }
+
+    /// What hash compaction did in this set, if it is compact.
+    pub fn compaction(&self) -> Option<Compaction> {
+        self.compact.as_ref().map(|(table, match_bits)| Compaction {
+            planned_states: table.room() as u64,
+            slots: table.slots() as u64,
+            stored: table.len() as u64,
+            stored_whole: self.len as u64,
+            comparisons: table.comparisons(),
+            match_bits: *match_bits,
+        })
     }
 
     /// Whether the set tells fingerprints apart by both lanes.
@@ -69,7 +115,7 @@ impl VisitedSet {
 
     /// Number of fingerprints stored.
     pub fn len(&self) -> usize {
-        self.len
+        self.len + self.compact.as_ref().map_or(0, |(t, _)| t.len())
     }
 
     /// Whether no fingerprint is stored.
@@ -95,24 +141,56 @@ impl VisitedSet {
         self.words[at] == a && (self.shift == 0 || self.words[at + 1] == b)
     }
 
-    /// Bytes held by the table.
+    /// Bytes held by the tables.
     pub fn bytes(&self) -> usize {
         self.words.len() * std::mem::size_of::<u64>()
+            + self.compact.as_ref().map_or(0, |(t, _)| t.bytes())
     }
 
-    /// Bytes the table would hold right after inserting `extra` more fingerprints (a resize
-    /// doubles the table in place).
+    /// Bytes the tables would hold right after inserting `extra` more fingerprints (a
+    /// resize doubles the whole fingerprints' table in place; a compact table keeps its
+    /// size, and what it has no room for goes whole).
     pub fn bytes_after_growth(&self, extra: usize) -> usize {
-        if (self.len + extra) * 4 > self.capacity() * 3 {
-            self.bytes() * 2
+        let room = self
+            .compact
+            .as_ref()
+            .map_or(0, |(t, _)| t.room() - t.len());
+        let whole = extra.saturating_sub(room);
+        if whole > 0 && (self.len + whole) * 4 > self.capacity() * 3 {
+            self.bytes() + self.words.len() * std::mem::size_of::<u64>()
         } else {
             self.bytes()
         }
     }
 
-    /// Inserts `fp`; returns true if it was not there before.
+    /// Inserts `fp`; returns true if it was not there before (under hash compaction: if
+    /// no state stored before had the same 32 bits in its probe run, see `compact.rs`).
     #[inline]
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        let a = lane_a(fp);
+        let Some(Probe::Vacant { slot, compared }) =
+            self.compact.as_ref().map(|(table, _)| table.probe(a))
+        else {
+            return match self.compact {
+                Some(_) => false,
+                None => self.insert_whole(fp),
+            };
+        };
+        if self.contains_whole(fp) {
+            return false;
+        }
+        match &mut self.compact {
+            Some((table, _)) if table.has_room() => {
+                table.put(slot, compared, a);
+                true
+            }
+            _ => self.insert_whole(fp),
+        }
+    }
+
+    /// Inserts `fp` into the table of whole fingerprints; returns true if it was not there.
+    #[inline]
+    fn insert_whole(&mut self, fp: Fingerprint) -> bool {
         let (a, b) = (lane_a(fp), lane_b(fp));
         debug_assert_ne!(a, 0, "lane A 0 is reserved for empty slots");
         if (self.len + 1) * 4 > self.capacity() * 3 {
@@ -139,23 +217,30 @@ impl VisitedSet {
     /// overlap. It has no observable effect.
     #[inline]
     pub fn prefetch(&self, fp: Fingerprint) {
-        let i = (lane_a(fp) as usize) & (self.capacity() - 1);
-        let slot: *const u64 = &self.words[i << self.shift];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has (it is in the
-        // target's baseline features), and a prefetch is a hint that never faults and never
-        // changes memory; `slot` points into the table anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                slot.cast::<i8>(),
-            );
+        if let Some((table, _)) = &self.compact {
+            table.prefetch(lane_a(fp));
+            return;
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
+        let i = (lane_a(fp) as usize) & (self.capacity() - 1);
+        prefetch_slot(&self.words[i << self.shift]);
     }
 
-    /// Whether `fp` is in the set.
+    /// Whether `fp` is in the set (under hash compaction: whether a state with the same 32
+    /// bits is in its probe run, or `fp` is among the whole fingerprints).
     pub fn contains(&self, fp: Fingerprint) -> bool {
+        if let Some((table, _)) = &self.compact {
+            if let Probe::Found = table.probe(lane_a(fp)) {
+                return true;
+            }
+        }
+        self.contains_whole(fp)
+    }
+
+    /// Whether `fp` is in the table of whole fingerprints.
+    fn contains_whole(&self, fp: Fingerprint) -> bool {
+        if self.len == 0 {
+            return false;
+        }
         let (a, b) = (lane_a(fp), lane_b(fp));
         let mask = self.capacity() - 1;
         let mut i = (a as usize) & mask;
@@ -170,8 +255,13 @@ impl VisitedSet {
         }
     }
 
-    /// Every fingerprint stored, in table order (lane A alone in a narrow set).
+    /// Every fingerprint stored, in table order (lane A alone in a narrow set). A compact
+    /// set keeps no fingerprints it could give back, and must not be asked.
     pub fn iter(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        assert!(
+            self.compact.is_none(),
+            "internal bug: a compact visited set cannot list its fingerprints"
+        );
         let wide = self.is_wide();
         self.words
             .chunks_exact(1 << self.shift)
@@ -183,6 +273,9 @@ impl VisitedSet {
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|s| *s = 0);
         self.len = 0;
+        if let Some((table, _)) = &mut self.compact {
+            table.clear();
+        }
     }
 
     /// Doubles the table in place, so that a resize needs no second table beside the first
@@ -261,6 +354,21 @@ impl VisitedSet {
             self.words[at + 1] = b;
         }
     }
+}
+
+/// Starts loading the cache line of `slot` (a hint with no observable effect).
+#[inline]
+pub(crate) fn prefetch_slot<T>(slot: &T) {
+    let slot: *const T = slot;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only needs SSE, which every x86_64 CPU has (it is in the
+    // target's baseline features), and a prefetch is a hint that never faults and never
+    // changes memory; `slot` points into a table anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
 }
 
 #[cfg(test)]

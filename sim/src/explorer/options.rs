@@ -60,6 +60,13 @@ pub struct Options {
     /// Compare 128-bit fingerprints instead of 64-bit ones, where the model computes them
     /// (`explorer::width`; off by default).
     pub wide_fingerprints: bool,
+    /// Hash compaction: store 32 bits of each state's 64-bit fingerprint in a table sized
+    /// once for `max_states` (or `expected_states` without a state limit), and whole
+    /// fingerprints beyond it (`visited::compact`; off by default). About 5 bytes a state
+    /// instead of 11 to 21, for a chance of omitting a state that the report estimates
+    /// (`Report::collision_probability`). Exhaustive search only; it compares 64 bits and
+    /// no more, so `wide_fingerprints` is ignored under it.
+    pub hash_compaction: bool,
 }
 
 impl Default for Options {
@@ -81,6 +88,25 @@ impl Default for Options {
             judged: Judged::All,
             threads: 1,
             wide_fingerprints: false,
+            hash_compaction: false,
         }
+    }
+}
+
+impl Options {
+    /// The states a compact visited set is sized for, under hash compaction (split among
+    /// `shards` sets, each given a little more than its share).
+    pub(crate) fn compact_plan(&self, shards: usize) -> Option<usize> {
+        self.hash_compaction.then(|| {
+            let planned = self
+                .max_states
+                .map_or(self.expected_states, |m| m.saturating_add(1) as usize);
+            let share = planned.div_ceil(shards.max(1));
+            if shards > 1 {
+                share + share / 32 + 1024
+            } else {
+                share
+            }
+        })
     }
 }

@@ -39,7 +39,7 @@ use crate::limits::{Pacer, MAX_INTERVAL};
 use crate::model::Model;
 use crate::path_log::PathLog;
 use crate::report::{Limit, Outcome, Report, Stats};
-use crate::visited::VisitedSet;
+use crate::visited::{Compaction, VisitedSet};
 use crate::Options;
 use admit::{admit_chunk, new_count, Admitted, Slots};
 use batch::{
@@ -99,7 +99,7 @@ where
     M::Action: Send + Sync,
 {
     let threads = options.threads;
-    let width = Width::decide(model, options.wide_fingerprints);
+    let width = Width::decide(model, options.wide_fingerprints && !options.hash_compaction);
     options.wide_fingerprints = width.is_wide();
     let checker = Checker::new(model.properties());
     let frontier = BreadthFirst::<M::State>::default();
@@ -147,6 +147,9 @@ where
     );
     report.threads = Threads::Ran(threads);
     report.fingerprints = width;
+    report.compaction = (search.shards.iter())
+        .filter_map(VisitedSet::compaction)
+        .reduce(Compaction::plus);
     report
 }
 
@@ -212,7 +215,10 @@ where
                 wide: options.wide_fingerprints,
             },
             shards: (0..threads)
-                .map(|_| VisitedSet::with_capacity_and_width(per_shard, options.wide_fingerprints))
+                .map(|_| {
+                    let (wide, plan) = (options.wide_fingerprints, options.compact_plan(threads));
+                    VisitedSet::for_search(per_shard, wide, plan, threads)
+                })
                 .collect(),
             met: options.reductions.symmetry.then(|| {
                 VisitedSet::with_capacity_and_width(

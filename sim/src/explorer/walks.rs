@@ -170,6 +170,7 @@ fn walk_options(options: &Options, settled: &[String]) -> Options {
         },
         threads: 1,
         wide_fingerprints: options.wide_fingerprints,
+        hash_compaction: false,
     }
 }
 
