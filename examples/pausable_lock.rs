@@ -23,7 +23,8 @@ use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: pausable_lock [--threads T] [--wide] [--hash-compaction S] N TTL C P B H R
+const USAGE: &str =
+    "usage: pausable_lock [--threads T] [--wide] [--hash-compaction S] N TTL C P B H R
 
   N    clients (1..=8)          TTL  lease in ticks        C  longest critical section
   P    length of one pause      B    shared pause budget   H  time horizon
@@ -42,9 +43,7 @@ fn main() -> ExitCode {
         Ok((threads, planned, parse(&args)?))
     });
     let (threads, planned, model) = match parsed {
-        Ok((threads, planned, model)) if wide => {
-            (threads, planned, model.with_wide_fingerprints())
-        }
+        Ok((threads, planned, model)) if wide => (threads, planned, model.with_wide_fingerprints()),
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("pausable_lock: {message}\n\n{USAGE}");

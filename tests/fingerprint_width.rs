@@ -4,33 +4,15 @@
 
 mod common;
 
+use common::verdicts::assert_same_verdicts;
 use common::{lockcheck_within, workdir};
-use lockcheck::check::{check_with, Checked, Mode};
+use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck_sim::{Options, Reductions, Width};
 use std::time::Duration;
 
 /// A cap that keeps every built-in quick in a debug build; capped searches compare too.
 const CAP: u64 = 4_000;
-
-/// Both searches gave every property the same verdict, with the same path.
-fn assert_same_verdicts(a: &Checked, b: &Checked, name: &str) {
-    assert_eq!(
-        a.report.properties.len(),
-        b.report.properties.len(),
-        "{name}"
-    );
-    for (a, b) in a.report.properties.iter().zip(&b.report.properties) {
-        assert_eq!(a.name, b.name, "{name}");
-        assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
-        assert_eq!(
-            a.status.path().map(|p| p.labels()),
-            b.status.path().map(|p| p.labels()),
-            "{name}: {}",
-            a.name
-        );
-    }
-}
 
 #[test]
 fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {

@@ -21,8 +21,8 @@ mod compact;
 
 use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
 pub use compact::Compaction;
-use compact::{CompactTable, Probe};
 pub use compact::MAX_LOAD as COMPACT_MAX_LOAD;
+use compact::{CompactTable, Probe};
 
 const MIN_CAPACITY: usize = 1 << 10;
 
@@ -151,10 +151,7 @@ impl VisitedSet {
     /// resize doubles the whole fingerprints' table in place; a compact table keeps its
     /// size, and what it has no room for goes whole).
     pub fn bytes_after_growth(&self, extra: usize) -> usize {
-        let room = self
-            .compact
-            .as_ref()
-            .map_or(0, |(t, _)| t.room() - t.len());
+        let room = self.compact.as_ref().map_or(0, |(t, _)| t.room() - t.len());
         let whole = extra.saturating_sub(room);
         if whole > 0 && (self.len + whole) * 4 > self.capacity() * 3 {
             self.bytes() + self.words.len() * std::mem::size_of::<u64>()
@@ -471,5 +468,26 @@ mod tests {
         let mut all: Vec<Fingerprint> = fps().collect();
         all.sort_unstable();
         assert_eq!(back, all);
+    }
+
+    #[test]
+    fn a_compact_set_keeps_whole_fingerprints_beyond_its_plan() {
+        let mut set = VisitedSet::compact(100, 1);
+        let fps: Vec<Fingerprint> = (0..5_000u64).map(|i| fingerprint_of(&i)).collect();
+        let new = fps.iter().filter(|&&fp| set.insert(fp)).count();
+        assert_eq!((new, set.len()), (5_000, 5_000));
+        assert!(fps.iter().all(|&fp| set.contains(fp) && !set.insert(fp)));
+        assert!(!set.contains(fingerprint_of(&5_001u64)));
+        let c = set.compaction().expect("compact");
+        assert_eq!(
+            (c.planned_states, c.stored, c.stored_whole),
+            (100, 100, 4_900)
+        );
+        assert_eq!((c.slots, c.match_bits), (126, 32));
+        assert!(c.comparisons > 0);
+        assert_eq!(c.omission_bound(), c.comparisons as f64 / 2f64.powi(32));
+        let sharded = VisitedSet::compact(100, 3).compaction().unwrap();
+        assert_eq!(sharded.match_bits, 30);
+        assert!(VisitedSet::new().compaction().is_none());
     }
 }

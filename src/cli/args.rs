@@ -82,7 +82,7 @@ pub struct CheckArgs {
     /// A built-in scenario name or a scenario file (.toml or .json).
     pub scenario: String,
     /// Seeded random walks instead of the exhaustive search.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "hash_compaction")]
     pub random: bool,
     /// Number of random walks (default: the scenario's `explore.random_seeds`).
     #[arg(long, value_name = "N", requires = "random")]
@@ -115,7 +115,7 @@ pub struct CheckArgs {
     pub all_oracles: bool,
     /// Split the exhaustive search into this many shards and run one of them (`--shard`);
     /// `lockcheck merge` combines their result files.
-    #[arg(long, value_name = "N", requires = "shard", conflicts_with = "random")]
+    #[arg(long, value_name = "N", requires = "shard", conflicts_with_all = ["random", "hash_compaction"])]
     pub shards: Option<u32>,
     /// Which shard to run, from 0 to N-1.
     #[arg(long, value_name = "K", requires = "shards")]

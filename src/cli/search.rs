@@ -65,6 +65,12 @@ pub struct Limits {
     /// more bytes a stored state.
     #[arg(long, value_name = "BITS", value_parser = parse_fingerprint_bits)]
     pub fingerprint_bits: Option<u32>,
+    /// Hash compaction: keep 32 bits of each state's fingerprint in a table sized once for
+    /// the state limit (`--max-states`, or the scenario's `explore.max_states`), 5 bytes a
+    /// state of the limit. A complete search prints a bound on the probability that a state
+    /// was taken for another and went unexplored (it grows with the states and the limit)
+    #[arg(long, conflicts_with = "fingerprint_bits")]
+    pub hash_compaction: bool,
 }
 
 /// `64` or `128`.
@@ -160,6 +166,7 @@ pub(super) fn options(
     if let Some(bits) = limits.fingerprint_bits {
         o.wide_fingerprints = bits == 128;
     }
+    o.hash_compaction = limits.hash_compaction;
     let clock = Arc::new(SystemWallClock::start());
     o.wall_clock = Some(clock.clone());
     if let Some(bar) = progress {

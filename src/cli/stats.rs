@@ -119,7 +119,12 @@ pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
 /// of its states shared a fingerprint.
 pub fn search_text(report: &Report<RedisWorld>) -> String {
     let mut text = format!("search: {}", report.threads);
-    if let Some(p) = report.collision_probability() {
+    if let (Some(p), Some(c)) = (report.collision_probability(), report.compaction) {
+        text.push_str(&format!(
+            ", hash compaction: {} fingerprints in {} slots of 4 bytes ({} beyond them whole), {} comparisons: probability that a state was taken for another at most {p:.1e}",
+            c.stored, c.slots, c.stored_whole, c.comparisons
+        ));
+    } else if let Some(p) = report.collision_probability() {
         text.push_str(&format!(
             ", {}-bit fingerprints: probability that two of the {} states collide {p:.1e}{}",
             report.fingerprints.bits(),
@@ -156,6 +161,16 @@ pub fn search_json(report: &Report<RedisWorld>) -> Value {
     }
     if let Some(p) = report.collision_probability() {
         j["collision_probability"] = json!(p);
+    }
+    if let Some(c) = report.compaction {
+        j["hash_compaction"] = json!({
+            "planned_states": c.planned_states,
+            "slots": c.slots,
+            "stored": c.stored,
+            "stored_whole": c.stored_whole,
+            "comparisons": c.comparisons,
+            "match_bits": c.match_bits,
+        });
     }
     j
 }

@@ -26,3 +26,22 @@ pub fn exhaustive(name: &str) -> Checked {
     let scenario = builtin::by_name(name).unwrap_or_else(|| panic!("no built-in {name}"));
     check(&scenario, Mode::Exhaustive).unwrap_or_else(|e| panic!("{name} does not build: {e}"))
 }
+
+/// Both searches gave every property the same verdict, with the same path.
+pub fn assert_same_verdicts(a: &Checked, b: &Checked, name: &str) {
+    assert_eq!(
+        a.report.properties.len(),
+        b.report.properties.len(),
+        "{name}"
+    );
+    for (a, b) in a.report.properties.iter().zip(&b.report.properties) {
+        assert_eq!(a.name, b.name, "{name}");
+        assert_eq!(a.status.word(), b.status.word(), "{name}: {}", a.name);
+        assert_eq!(
+            a.status.path().map(|p| p.labels()),
+            b.status.path().map(|p| p.labels()),
+            "{name}: {}",
+            a.name
+        );
+    }
+}
