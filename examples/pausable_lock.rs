@@ -98,7 +98,7 @@ fn print_verdict(report: &Report<PausableLock>, model: &PausableLock) {
     println!("threads: {}", report.threads);
     match (report.collision_probability(), report.compaction) {
         (Some(p), Some(c)) => println!(
-            "hash compaction: {} states in {} slots of 4 bytes ({} whole), {} comparisons: \
+            "hash compaction: {} fingerprints in {} slots of 4 bytes ({} whole), {} comparisons: \
              probability that a state was taken for another at most {p:.1e}",
             c.stored, c.slots, c.stored_whole, c.comparisons
         ),
