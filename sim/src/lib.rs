@@ -56,4 +56,4 @@ pub use trace::{
     follow_labels, replay, replay_checked, Replay, Trace, TraceError, TraceStep, FORMAT_VERSION,
     TOOL_VERSION,
 };
-pub use visited::{Compaction, VisitedSet, COMPACT_MAX_LOAD};
+pub use visited::{Compaction, VisitedSet};

@@ -21,7 +21,6 @@ mod compact;
 
 use crate::fingerprint::{from_lanes, lane_a, lane_b, Fingerprint};
 pub use compact::Compaction;
-pub use compact::MAX_LOAD as COMPACT_MAX_LOAD;
 use compact::{CompactTable, Probe};
 
 const MIN_CAPACITY: usize = 1 << 10;
@@ -164,14 +163,12 @@ impl VisitedSet {
     /// no state stored before had the same 32 bits in its probe run, see `compact.rs`).
     #[inline]
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        let Some((table, _)) = &self.compact else {
+            return self.insert_whole(fp);
+        };
         let a = lane_a(fp);
-        let Some(Probe::Vacant { slot, compared }) =
-            self.compact.as_ref().map(|(table, _)| table.probe(a))
-        else {
-            return match self.compact {
-                Some(_) => false,
-                None => self.insert_whole(fp),
-            };
+        let Probe::Vacant { slot, compared } = table.probe(a) else {
+            return false;
         };
         if self.contains_whole(fp) {
             return false;

@@ -15,13 +15,13 @@
 //!
 //! The high bits are all a slot keeps, so the table cannot be resized (a larger table would
 //! need the low bits again to find each state's new home): it is sized once, for `planned`
-//! states at a load of at most [`MAX_LOAD`], and the set in front of it stores the whole
+//! states at a load of at most [`MAX_LOAD`], and the visited set's own table, behind it, stores the whole
 //! fingerprints of the states beyond that (`VisitedSet`). The home is the low 32 bits scaled
 //! to the table's size (Lemire's multiply-shift), so the size need not be a power of two and
 //! the table holds `planned / MAX_LOAD` slots, 5 bytes a planned state.
 
-/// The most of its slots the table fills; the states beyond go whole into the set in
-/// front. A lookup of a new state at this load probes about 13 slots (Knuth's
+/// The most of its slots the table fills; the states beyond go whole into the table
+/// behind it. A lookup of a new state at this load probes about 13 slots (Knuth's
 /// `(1 + 1/(1-a)^2) / 2` for linear probing), about one cache line.
 pub const MAX_LOAD: f64 = 0.8;
 
@@ -53,11 +53,7 @@ impl Compaction {
             stored: self.stored + other.stored,
             stored_whole: self.stored_whole + other.stored_whole,
             comparisons: self.comparisons + other.comparisons,
-            match_bits: if self.slots == 0 {
-                other.match_bits
-            } else {
-                self.match_bits.min(other.match_bits)
-            },
+            match_bits: self.match_bits.min(other.match_bits),
         }
     }
 
@@ -74,7 +70,7 @@ impl Compaction {
 pub struct CompactTable {
     slots: Vec<u32>,
     len: usize,
-    /// States the table takes before the set in front stores whole fingerprints.
+    /// States the table takes before the table behind it stores whole fingerprints.
     room: usize,
     /// Occupied slots compared by the lookups that found their state new.
     comparisons: u64,
