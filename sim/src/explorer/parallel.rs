@@ -9,7 +9,8 @@
 //! then done by fingerprint in *queue order*, successor `(parent position, choice index)`
 //! after successor, exactly as one thread would meet them: the visited set is split into
 //! shards by the high bits of the fingerprint, each shard owned by one thread, and each
-//! thread inserts the batch's fingerprints of its shard in that order (phase 2). Whether a
+//! thread inserts the batch's fingerprints of its shard in that order (phase 2; phase 1
+//! lists each chunk's keys by shard, so a thread reads only its own). Whether a
 //! successor is new depends only on the fingerprints before it that are equal to its own,
 //! which all fall into the same shard and are inserted in the same order, so every
 //! successor is new or seen exactly as in the sequential search. Finally one thread walks
@@ -213,6 +214,7 @@ where
                 max_depth: options.max_depth,
                 max_virtual_time_ms: options.max_virtual_time_ms,
                 wide: options.wide_fingerprints,
+                shards: threads,
             },
             shards: (0..threads)
                 .map(|_| {
@@ -313,7 +315,7 @@ where
                 obligations: self.checker.initial_obligations(vt),
             };
             let cand = candidate(model, &self.checker, self.keys, &root, state, i);
-            self.note_met(cand.own_fp);
+            self.note_met(cand.own_fp());
             let new = self.shards[shard_of(cand.fp, self.threads)].insert(cand.fp);
             if let Walked::Stop(o) = self.admit(None, cand, new, options) {
                 return Walked::Stop(o);
@@ -344,14 +346,13 @@ where
 
     /// Phase 2, one shard per thread; whether a new state has a hit to record.
     fn dedup_batch(&mut self, chunks: &[Chunk<M::State>]) -> bool {
-        let shards = self.shards.len();
         let (model, checker) = (self.model, &self.checker);
         let visited = &mut self.shards;
         self.pool.install(|| {
             visited
                 .par_iter_mut()
                 .enumerate()
-                .map(|(index, shard)| dedup_shard(model, checker, shard, (index, shards), chunks))
+                .map(|(index, shard)| dedup_shard(model, checker, shard, index, chunks))
                 .reduce(|| false, |a, b| a || b)
         })
     }
@@ -454,7 +455,7 @@ where
                 };
                 for (cand, new) in cands.by_ref().take(end - taken) {
                     self.stats.transitions += 1;
-                    self.note_met(cand.own_fp);
+                    self.note_met(cand.own_fp());
                     let new = new.into_inner();
                     if let Walked::Stop(o) = self.admit(Some(entry), cand, new, options) {
                         return Walked::Stop(o);
@@ -477,7 +478,7 @@ where
         options: &Options,
     ) -> Walked {
         let undecided: Vec<(usize, Hit)> = cand
-            .hits
+            .hits()
             .iter()
             .copied()
             .filter(|&(i, _)| self.checker.undecided(i))
@@ -496,8 +497,8 @@ where
             return Walked::Go;
         }
         let node = match parent {
-            Some(p) => self.log.push(p.node, cand.choice),
-            None => self.log.push_root(cand.choice),
+            Some(p) => self.log.push(p.node, cand.choice as usize),
+            None => self.log.push_root(cand.choice as usize),
         };
         if let Walked::Stop(o) = self.record_hits(node, options) {
             return Walked::Stop(o);

@@ -22,19 +22,39 @@ pub(super) struct Keys {
     pub max_virtual_time_ms: Option<u64>,
     /// Whether keys keep both lanes (`Options::wide_fingerprints`, as decided).
     pub wide: bool,
+    /// The shards of the visited set (one per thread).
+    pub shards: usize,
 }
 
-/// A successor computed in phase 1.
+/// A successor computed in phase 1: small, since a batch writes and reads many of them.
 pub(super) struct Cand<S> {
     pub state: S,
-    pub vt: u64,
     pub fp: Fingerprint,
-    /// Under symmetry, the key of the state itself (not its representative).
-    pub own_fp: Fingerprint,
-    pub choice: usize,
+    pub vt: u64,
+    pub choice: u32,
     pub obligations: Option<Box<[u64]>>,
+    /// What few candidates have: boxed, so that the others need one word for it.
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a candidate only some have.
+struct Rare {
+    /// Under symmetry, the key of the state itself (not its representative).
+    own_fp: Fingerprint,
     /// Hits found moving the obligations on (properties undecided when the batch began).
-    pub hits: Vec<(usize, Hit)>,
+    hits: Vec<(usize, Hit)>,
+}
+
+impl<S> Cand<S> {
+    /// Under symmetry, the key of the state itself (not its representative); else 0.
+    pub fn own_fp(&self) -> Fingerprint {
+        self.rare.as_ref().map_or(0, |r| r.own_fp)
+    }
+
+    /// Hits found moving the obligations on.
+    pub fn hits(&self) -> &[(usize, Hit)] {
+        self.rare.as_ref().map_or(&[], |r| &r.hits)
+    }
 }
 
 /// What became of one parent in phase 1.
@@ -58,6 +78,9 @@ pub(super) struct Chunk<S> {
     pub cands: Vec<Cand<S>>,
     /// Phase 2's answer per candidate: new to the visited set.
     pub new: Vec<AtomicBool>,
+    /// Per shard of the visited set, the keys of its candidates with their indices, in
+    /// order: what phase 2 reads, compact and without the candidates of other shards.
+    pub by_shard: Vec<Vec<(Fingerprint, u32)>>,
     /// Whether a candidate or a terminal parent has a hit to record.
     pub hits: bool,
 }
@@ -68,6 +91,7 @@ impl<S> Default for Chunk<S> {
             fates: Vec::new(),
             cands: Vec::new(),
             new: Vec::new(),
+            by_shard: Vec::new(),
             hits: false,
         }
     }
@@ -85,6 +109,7 @@ pub(super) fn expand_chunk<M: Model>(
         fates,
         cands,
         new,
+        by_shard,
         hits,
     } = chunk;
     fates.clear();
@@ -128,7 +153,12 @@ pub(super) fn expand_chunk<M: Model>(
     }
     new.clear();
     new.extend(cands.iter().map(|_| AtomicBool::new(false)));
-    *hits = cands.iter().any(|c| !c.hits.is_empty())
+    by_shard.resize_with(keys.shards, Vec::new);
+    by_shard.iter_mut().for_each(Vec::clear);
+    for (i, cand) in cands.iter().enumerate() {
+        by_shard[shard_of(cand.fp, keys.shards)].push((cand.fp, i as u32));
+    }
+    *hits = cands.iter().any(|c| !c.hits().is_empty())
         || fates
             .iter()
             .any(|f| matches!(f, Fate::Terminal { hits: true }));
@@ -154,14 +184,14 @@ pub(super) fn candidate<M: Model>(
     } else {
         (key(model.fingerprint(&state)), 0)
     };
+    let rare = (keys.symmetry || !hits.is_empty()).then(|| Box::new(Rare { own_fp, hits }));
     Cand {
         state,
-        vt,
         fp,
-        own_fp,
-        choice,
+        vt,
+        choice: u32::try_from(choice).expect("fewer than 2^32 enabled actions"),
         obligations,
-        hits,
+        rare,
     }
 }
 
@@ -178,24 +208,22 @@ pub(super) fn dedup_shard<M: Model>(
     model: &M,
     checker: &Checker<M>,
     shard: &mut VisitedSet,
-    (index, shards): (usize, usize),
+    index: usize,
     chunks: &[Chunk<M::State>],
 ) -> bool {
     const AHEAD: usize = 8;
-    let mine: Vec<(&AtomicBool, &Cand<M::State>)> = chunks
-        .iter()
-        .flat_map(|c| c.new.iter().zip(&c.cands))
-        .filter(|(_, cand)| shard_of(cand.fp, shards) == index)
-        .collect();
     let mut hits = Vec::new();
-    for (i, &(new, cand)) in mine.iter().enumerate() {
-        if let Some(&(_, ahead)) = mine.get(i + AHEAD) {
-            shard.prefetch(ahead.fp);
-        }
-        if shard.insert(cand.fp) {
-            new.store(true, Ordering::Relaxed);
-            if hits.is_empty() {
-                checker.evaluate(model, &cand.state, &mut hits);
+    for chunk in chunks {
+        let mine = &chunk.by_shard[index];
+        for (i, &(fp, at)) in mine.iter().enumerate() {
+            if let Some(&(ahead, _)) = mine.get(i + AHEAD) {
+                shard.prefetch(ahead);
+            }
+            if shard.insert(fp) {
+                chunk.new[at as usize].store(true, Ordering::Relaxed);
+                if hits.is_empty() {
+                    checker.evaluate(model, &chunk.cands[at as usize].state, &mut hits);
+                }
             }
         }
     }
