@@ -30,13 +30,15 @@
 
 mod admit;
 mod batch;
+mod memory;
+mod threads;
 
 use super::lookahead::explore_lookahead;
 use super::{explore, DeadValues, PartialOrder, Symmetry, Width};
 use crate::checker::{Checker, Hit};
 use crate::fingerprint::Fingerprint;
 use crate::frontier::{BreadthFirst, Pending};
-use crate::limits::{Pacer, MAX_INTERVAL};
+use crate::limits::Pacer;
 use crate::model::Model;
 use crate::path_log::PathLog;
 use crate::report::{Limit, Outcome, Report, Stats};
@@ -48,46 +50,8 @@ use batch::{
 };
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::fmt;
 use std::sync::atomic::Ordering;
-
-/// How many threads a search ran on, or why it ran on one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Threads {
-    /// On this many threads.
-    Ran(usize),
-    /// On one thread although more were asked for: how many, and why.
-    Refused { asked: usize, why: String },
-    /// Expansions prepared on this many threads, deduplicated on one (why: a reduction
-    /// that needs the order of expansions; see `explorer::lookahead`).
-    Prepared { threads: usize, why: String },
-}
-
-impl Threads {
-    /// The number of threads the search ran on.
-    pub fn count(&self) -> usize {
-        match self {
-            Threads::Ran(n) | Threads::Prepared { threads: n, .. } => *n,
-            Threads::Refused { .. } => 1,
-        }
-    }
-}
-
-impl fmt::Display for Threads {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Threads::Ran(1) => f.write_str("1 thread"),
-            Threads::Ran(n) => write!(f, "{n} threads"),
-            Threads::Refused { asked, why } => {
-                write!(f, "1 thread ({asked} asked for, not applicable: {why})")
-            }
-            Threads::Prepared { threads, why } => write!(
-                f,
-                "{threads} threads computing successors, one deduplicating ({why})"
-            ),
-        }
-    }
-}
+pub use threads::Threads;
 
 /// Explores `model` breadth-first on `options.threads` threads: the report of `explore`
 /// with a `BreadthFirst` frontier, whatever the number of threads (see the module doc).
@@ -174,14 +138,36 @@ struct Search<'m, M: Model> {
     pacer: Pacer,
     /// The threads.
     pool: rayon::ThreadPool,
-    /// Buffers reused batch after batch: the batch, its chunks, their new entries.
-    batch: Vec<Pending<M::State>>,
+    /// Buffers reused batch after batch: where a batch's new entries wait while the batch
+    /// is read at the queue's front, the batch's chunks, their new entries.
+    spill: VecDeque<Pending<M::State>>,
     chunks: Vec<Chunk<M::State>>,
     fresh_entries: Vec<Vec<Pending<M::State>>>,
     /// The parents and choices of a batch's new states, filled by the chunks' threads and
     /// then recorded in the path log in order.
     fresh_parents: Vec<u32>,
     fresh_choices: Vec<u16>,
+}
+
+/// The first `take` entries of `queue` in about `parts` contiguous pieces (one more where
+/// the ring wraps).
+fn front_pieces<T>(queue: &VecDeque<T>, take: usize, parts: usize) -> Vec<&[T]> {
+    let (a, b) = queue.as_slices();
+    let per_part = take.div_ceil(parts).max(1);
+    let mut pieces = Vec::with_capacity(parts + 1);
+    let mut start = 0;
+    while start < take {
+        let end = (start + per_part).min(take);
+        if end <= a.len() {
+            pieces.push(&a[start..end]);
+        } else if start >= a.len() {
+            pieces.push(&b[start - a.len()..end - a.len()]);
+        } else {
+            pieces.extend([&a[start..], &b[..end - a.len()]]);
+        }
+        start = end;
+    }
+    pieces
 }
 
 /// How phase 3 left a batch.
@@ -201,7 +187,7 @@ where
         let per_shard = options.expected_states / threads;
         Search {
             pool,
-            batch: Vec::new(),
+            spill: VecDeque::new(),
             chunks: Vec::new(),
             fresh_entries: Vec::new(),
             fresh_parents: Vec::new(),
@@ -280,9 +266,10 @@ where
     /// Takes the next batch from the queue and explores it.
     fn next_batch(&mut self, options: &Options) -> Walked {
         let take = (CHUNK_PARENTS * self.threads).min(self.queue.len());
-        let mut batch = std::mem::take(&mut self.batch);
-        batch.clear();
-        batch.extend(self.queue.drain(..take));
+        // The batch is read where it lies, at the queue's front; its new states go to
+        // `spill` meanwhile and join the queue after it.
+        let mut queue = std::mem::replace(&mut self.queue, std::mem::take(&mut self.spill));
+        let batch = front_pieces(&queue, take, self.threads);
         let mut chunks = std::mem::take(&mut self.chunks);
         self.expand_batch(&batch, &mut chunks);
         let evaluated_hits = self.dedup_batch(&chunks);
@@ -299,7 +286,10 @@ where
         } else {
             self.walk_batch(&batch, &mut chunks, options)
         };
-        (self.batch, self.chunks) = (batch, chunks);
+        self.chunks = chunks;
+        queue.drain(..take);
+        queue.append(&mut self.queue);
+        self.spill = std::mem::replace(&mut self.queue, queue);
         walked
     }
 
@@ -331,14 +321,13 @@ where
         }
     }
 
-    /// Phase 1, one contiguous chunk of `batch` per thread.
-    fn expand_batch(&self, batch: &[Pending<M::State>], chunks: &mut Vec<Chunk<M::State>>) {
-        let per_thread = batch.len().div_ceil(self.threads).max(1);
-        chunks.resize_with(batch.len().div_ceil(per_thread), Chunk::default);
+    /// Phase 1, one chunk per piece of `batch` (about one per thread).
+    fn expand_batch(&self, batch: &[&[Pending<M::State>]], chunks: &mut Vec<Chunk<M::State>>) {
+        chunks.resize_with(batch.len(), Chunk::default);
         let (model, checker, keys) = (self.model, &self.checker, self.keys);
         self.pool.install(|| {
             batch
-                .par_chunks(per_thread)
+                .par_iter()
                 .zip(chunks.par_iter_mut())
                 .for_each(|(entries, chunk)| expand_chunk(model, checker, keys, entries, chunk))
         });
@@ -361,7 +350,7 @@ where
     /// chunk on its own thread, numbered after the chunks before it.
     fn admit_batch(
         &mut self,
-        batch: &[Pending<M::State>],
+        batch: &[&[Pending<M::State>]],
         chunks: &mut [Chunk<M::State>],
         fresh: usize,
     ) {
@@ -376,13 +365,13 @@ where
         fresh_choices.resize(fresh, 0);
         let (mut log_parents, mut log_choices) = (&mut fresh_parents[..], &mut fresh_choices[..]);
         let mut jobs = Vec::with_capacity(chunks.len());
-        let (mut first_node, mut parents) = (first, batch);
-        for (chunk, entries) in chunks.iter_mut().zip(buffers.iter_mut()) {
+        let mut first_node = first;
+        let parts = chunks.iter_mut().zip(batch).zip(buffers.iter_mut());
+        for ((chunk, &mine), entries) in parts {
             let n = new_count(chunk);
             let (p, rest_p) = std::mem::take(&mut log_parents).split_at_mut(n);
             let (c, rest_c) = std::mem::take(&mut log_choices).split_at_mut(n);
-            let (mine, rest) = parents.split_at(chunk.fates.len());
-            (log_parents, log_choices, parents) = (rest_p, rest_c, rest);
+            (log_parents, log_choices) = (rest_p, rest_c);
             let slots = Slots {
                 first_node,
                 log_parents: p,
@@ -423,11 +412,11 @@ where
     /// Phase 3: the batch in queue order, as the sequential search admits it.
     fn walk_batch(
         &mut self,
-        batch: &[Pending<M::State>],
+        batch: &[&[Pending<M::State>]],
         chunks: &mut [Chunk<M::State>],
         options: &Options,
     ) -> Walked {
-        let mut parents = batch.iter();
+        let mut parents = batch.iter().copied().flatten();
         for chunk in chunks {
             let mut cands = chunk.cands.drain(..).zip(chunk.new.drain(..));
             let mut taken = 0;
@@ -535,65 +524,23 @@ where
     }
 }
 
-impl<M> Search<'_, M>
-where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
-{
-    /// Reads memory and the clock, reports progress; returns the limit reached, if any,
-    /// and the expansions to wait before the next check (`limits::Pacer`).
-    fn limit_hit(&mut self, options: &mut Options) -> (Option<Limit>, u64) {
-        self.stats.unique_states = self.unique;
-        self.stats.frontier_states = self.queue.len() as u64;
-        let memory = self.measure_memory(options);
-        let expanded = self.stats.expanded_states;
-        let interval = self
-            .pacer
-            .next_interval(expanded, memory, options.max_memory_bytes);
-        if let Some(progress) = options.progress.as_mut() {
-            progress(&self.stats);
-        }
-        if options.max_memory_bytes.is_some_and(|m| memory >= m) {
-            return (Some(Limit::Memory), interval);
-        }
-        if let (Some(limit), Some(clock)) = (options.time_limit_ms, &options.wall_clock) {
-            if clock.elapsed_ms() >= limit {
-                return (Some(Limit::WallTime), interval);
-            }
-        }
-        (None, interval)
-    }
+#[cfg(test)]
+mod tests {
+    use super::front_pieces;
+    use std::collections::VecDeque;
 
-    /// The memory a limit is compared with, the peak reported updated on the way: as
-    /// `Search::measure_memory`, with every shard's next doubling that a batch could cause.
-    fn measure_memory(&mut self, options: &Options) -> u64 {
-        let per_shard = (MAX_INTERVAL * 16) as usize + CHUNK_PARENTS * 16;
-        let now: usize = self.shards.iter().map(VisitedSet::bytes).sum();
-        let soon: usize = self
-            .shards
-            .iter()
-            .map(|s| s.bytes_after_growth(per_shard))
-            .sum();
-        let met = self.met.as_ref().map_or(0, VisitedSet::bytes);
-        let resident = options
-            .memory_gauge
-            .as_ref()
-            .and_then(|g| g.resident_bytes());
-        let (reported, compared) = match resident {
-            Some(bytes) => (bytes, bytes + (soon - now) as u64),
-            None => {
-                let entries = self.queue.len() * std::mem::size_of::<Pending<M::State>>();
-                let bytes = (soon + met + self.log.bytes() + entries) as u64;
-                (bytes, bytes)
-            }
-        };
-        self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(reported);
-        compared
-    }
-
-    /// The memory figure every report has, measured once more at the end.
-    fn finish_memory(&mut self, options: &Options) {
-        self.measure_memory(options);
+    #[test]
+    fn front_pieces_cover_the_front_in_order_where_the_ring_wraps() {
+        let mut queue: VecDeque<u32> = VecDeque::with_capacity(8);
+        queue.extend(0..6);
+        queue.drain(..4);
+        queue.extend(6..12);
+        assert!(!queue.as_slices().1.is_empty(), "the ring wraps");
+        for (take, parts) in [(7, 2), (8, 3), (1, 2), (0, 2), (8, 1)] {
+            let pieces = front_pieces(&queue, take, parts);
+            let flat: Vec<u32> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+            assert_eq!(flat, (4..4 + take as u32).collect::<Vec<_>>());
+            assert!(pieces.len() <= parts + 1 && pieces.iter().all(|p| !p.is_empty()));
+        }
     }
 }

@@ -1,0 +1,41 @@
+//! How many threads a search ran on, or why it ran on one.
+
+use std::fmt;
+
+/// How many threads a search ran on, or why it ran on one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// On this many threads.
+    Ran(usize),
+    /// On one thread although more were asked for: how many, and why.
+    Refused { asked: usize, why: String },
+    /// Expansions prepared on this many threads, deduplicated on one (why: a reduction
+    /// that needs the order of expansions; see `explorer::lookahead`).
+    Prepared { threads: usize, why: String },
+}
+
+impl Threads {
+    /// The number of threads the search ran on.
+    pub fn count(&self) -> usize {
+        match self {
+            Threads::Ran(n) | Threads::Prepared { threads: n, .. } => *n,
+            Threads::Refused { .. } => 1,
+        }
+    }
+}
+
+impl fmt::Display for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threads::Ran(1) => f.write_str("1 thread"),
+            Threads::Ran(n) => write!(f, "{n} threads"),
+            Threads::Refused { asked, why } => {
+                write!(f, "1 thread ({asked} asked for, not applicable: {why})")
+            }
+            Threads::Prepared { threads, why } => write!(
+                f,
+                "{threads} threads computing successors, one deduplicating ({why})"
+            ),
+        }
+    }
+}
