@@ -99,7 +99,10 @@ fn with_every_reduction_every_builtin_is_searched_alike_with_expansions_prepared
                     explore_parallel(&world, options(&scenario, Reductions::all(), stop, threads));
                 let what = format!("{} on {threads} threads, stop {stop}", scenario.name);
                 if sequential.partial_order.is_on() || sequential.dead_values.is_on() {
-                    let Threads::Prepared { threads: ran, why } = &parallel.threads else {
+                    let Threads::Prepared {
+                        threads: ran, why, ..
+                    } = &parallel.threads
+                    else {
                         panic!("{what}: {}", parallel.threads);
                     };
                     assert_eq!(*ran, threads, "{what}");

@@ -37,7 +37,6 @@ const LONGER_FUNCTIONS: &[(&str, &str, usize)] = &[
         "a_real_replica_and_the_model_agree_on_readonly_hidden_expired_keys_and_scripts",
         79,
     ),
-    ("sim/src/explorer.rs", "main_loop", 71),
     ("sim/src/explorer/reduction.rs", "settle", 76),
     ("src/report/heatmap.rs", "svg", 138),
     ("src/report/swimlane.rs", "chart", 146),

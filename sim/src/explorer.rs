@@ -20,7 +20,6 @@ use crate::visited::VisitedSet;
 use key::{dedup_key, KeyMode};
 use lookahead::{Pipeline, PrepareMany};
 use std::convert::Infallible;
-use std::sync::atomic::Ordering;
 
 mod key;
 mod live;
@@ -32,6 +31,7 @@ mod shard;
 mod successors;
 use successors::Prep;
 mod symmetry;
+mod tuner;
 mod walks;
 mod width;
 pub use live::DeadValues;
@@ -40,6 +40,7 @@ pub use parallel::{explore_parallel, Threads};
 pub use reduction::{PartialOrder, Reductions, Sight};
 pub use shard::{bfs_order, choice_path, explore_shard, union_len, ShardPlan, ShardReport, Split};
 pub use symmetry::Symmetry;
+pub use tuner::WorkerTrials;
 pub use walks::explore_walks;
 pub use width::Width;
 
@@ -92,7 +93,7 @@ fn search<'m, M: Model, F: Frontier<M>>(
             "internal bug: the workers prepare expansions under other reductions than the search"
         );
     }
-    run.many = many;
+    run.many = run.tuning.adopt(many, &options);
     let outcome = run.main_loop(frontier, &mut options)?;
     assert!(
         !matches!(outcome, Outcome::Complete | Outcome::Bounded { .. }) || frontier.is_empty(),
@@ -164,6 +165,7 @@ impl<'m, M: Model> Search<'m, M> {
             ahead: None,
             many: None,
             pipeline: Pipeline::default(),
+            tuning: tuner::Tuning::default(),
             subset: Vec::new(),
             settling: Vec::new(),
             last_seen: false,
@@ -227,6 +229,8 @@ struct Search<'m, M: Model> {
     many: Option<&'m dyn PrepareMany<M>>,
     /// With `many`: the entries taken from the frontier early, for the workers.
     pipeline: Pipeline<M::State>,
+    /// Whether the workers are used now (`tuner`).
+    tuning: tuner::Tuning<'m, M>,
     /// Whether the last admitted successor (or a state met settling it) had been expanded
     /// before (under partial-order reduction; see `reduction`).
     last_seen: bool,
@@ -328,11 +332,8 @@ impl<M: Model> Search<'_, M> {
                         return Ok(Outcome::LimitReached(limit));
                     }
                 }
-                if options
-                    .interrupt
-                    .as_ref()
-                    .is_some_and(|flag| flag.load(Ordering::Relaxed))
-                {
+                self.tune();
+                if options.interrupted() {
                     self.stats.unique_states = self.visited.len() as u64;
                     return Ok(Outcome::Interrupted);
                 }

@@ -37,7 +37,7 @@ pub use chooser::{
 pub use explorer::{
     bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
     union_len, DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split,
-    Symmetry, Threads, WallClock, Width,
+    Symmetry, Threads, WallClock, Width, WorkerTrials,
 };
 pub use fingerprint::{
     collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher, Lanes,

@@ -12,7 +12,7 @@ use common::{holders, phase, Lease, Node, Phase, CLIENT_1};
 use lockcheck_sim::world::World;
 use lockcheck_sim::{
     explore, explore_parallel, BreadthFirst, Limit, Model, Options, Outcome, Property, Reductions,
-    Report, Threads,
+    Report, Threads, WorkerTrials,
 };
 use pausable_lock::PausableLock;
 
@@ -172,7 +172,7 @@ fn partial_order_reduction_and_the_value_abstraction_prepare_on_threads_and_say_
                 },
             );
             assert!(
-                matches!(&parallel.threads, Threads::Prepared { threads: t, why } if *t == threads && (why.contains("cycle proviso") || why.contains("value abstraction"))),
+                matches!(&parallel.threads, Threads::Prepared { threads: t, why, .. } if *t == threads && (why.contains("cycle proviso") || why.contains("value abstraction"))),
                 "{}",
                 parallel.threads
             );
@@ -181,6 +181,49 @@ fn partial_order_reduction_and_the_value_abstraction_prepare_on_threads_and_say_
             assert_eq!(verdicts(&parallel), verdicts(&sequential));
         }
     }
+}
+
+/// A clock that moves on by an uneven step at each reading, so that the worker trials'
+/// windows take different times.
+struct SeeSaw(std::sync::atomic::AtomicU64);
+
+impl lockcheck_sim::WallClock for SeeSaw {
+    fn elapsed_ms(&self) -> u64 {
+        const STEPS_MS: [u64; 6] = [10, 1, 10, 10, 20, 10];
+        let reading = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as usize;
+        (0..reading).map(|i| STEPS_MS[i % STEPS_MS.len()]).sum()
+    }
+}
+
+/// Switching the workers on and off mid-search (trials that try the slower way every other
+/// window) changes nothing: the entries they hold come back first, so the results are the
+/// one-thread search's; the report says what share of the expansions they prepared.
+#[test]
+fn workers_switched_on_and_off_by_their_trials_change_no_result() {
+    let world = Lease::new(10, 4, 8).world();
+    let options = |threads| Options {
+        reductions: Reductions::all(),
+        stop_at_first_violation: false,
+        threads,
+        wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+        worker_trials: Some(WorkerTrials {
+            warmup: 2,
+            window: 3,
+            settle: 1,
+            retry_every: 2,
+        }),
+        ..all_properties()
+    };
+    let sequential = explore(&world, &mut BreadthFirst::default(), options(1));
+    let parallel = explore_parallel(&world, options(2));
+    assert!(sequential.stats.expanded_states > 100);
+    let Threads::Prepared { percent, .. } = parallel.threads else {
+        panic!("{}", parallel.threads);
+    };
+    assert!((1..=99).contains(&percent), "{percent} %");
+    assert_eq!(parallel.outcome, sequential.outcome);
+    assert_eq!(parallel.stats.results(), sequential.stats.results());
+    assert_eq!(verdicts(&parallel), verdicts(&sequential));
 }
 
 /// A clock that says the time limit has long passed.

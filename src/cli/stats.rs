@@ -149,9 +149,10 @@ pub fn search_json(report: &Report<RedisWorld>) -> Value {
             j["threads_asked"] = json!(asked);
             j["threads_refused"] = json!(why);
         }
-        lockcheck_sim::Threads::Prepared { why, .. } => {
+        lockcheck_sim::Threads::Prepared { why, percent, .. } => {
             j["threads_deduplicating"] = json!(1);
             j["threads_deduplicating_why"] = json!(why);
+            j["threads_prepared_percent"] = json!(percent);
         }
         lockcheck_sim::Threads::Ran(_) => {}
     }

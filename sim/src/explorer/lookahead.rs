@@ -26,6 +26,7 @@ use crate::frontier::{BreadthFirst, Frontier};
 use crate::model::Model;
 use crate::report::Report;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
@@ -61,19 +62,23 @@ pub(super) trait PrepareMany<M: Model> {
 }
 
 /// The workers' side: a queue of jobs.
-struct Workers<S> {
+struct Workers<'h, S> {
     jobs: Sender<Job<S>>,
     count: usize,
     mode: (bool, KeyMode),
+    /// Entries handed over so far.
+    handed: &'h AtomicU64,
 }
 
-impl<M: Model> PrepareMany<M> for Workers<M::State> {
+impl<M: Model> PrepareMany<M> for Workers<'_, M::State> {
     fn submit(
         &self,
         entries: Vec<Pending<M::State>>,
         dead: Vec<M::State>,
     ) -> Receiver<Vec<Ready<M::State>>> {
         let (done, receiver) = channel();
+        self.handed
+            .fetch_add(entries.len() as u64, Ordering::Relaxed);
         self.jobs
             .send((entries, dead, done))
             .expect("internal bug: the workers stopped before the search");
@@ -168,6 +173,7 @@ where
     let cuts = Cuts::of(&options);
     let (jobs, queue) = channel();
     let queue = Mutex::new(queue);
+    let handed = AtomicU64::new(0);
     let (mut report, _visited) = std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| work(&prep, &queue, &cuts));
@@ -177,6 +183,7 @@ where
             jobs,
             count: threads,
             mode,
+            handed: &handed,
         };
         match search(model, &mut frontier, options, Some(&workers)) {
             Ok(done) => done,
@@ -184,7 +191,13 @@ where
         }
         // Dropping `workers` closes the job queue: the workers return.
     });
-    report.threads = Threads::Prepared { threads, why };
+    let expanded = report.stats.expanded_states.max(1);
+    let percent = (handed.into_inner() * 100 / expanded).min(100);
+    report.threads = Threads::Prepared {
+        threads,
+        why,
+        percent,
+    };
     report
 }
 
@@ -227,11 +240,12 @@ impl<'m, M: Model> Search<'m, M> {
         &mut self,
         frontier: &mut F,
     ) -> Option<Pending<M::State>> {
-        let Some(many) = self.many else {
+        // Entries the workers still hold come first, also when they are no longer used.
+        if self.many.is_none() && self.pipeline.len() == 0 {
             return frontier.pop();
-        };
+        }
         if self.pipeline.ready.is_empty() {
-            if self.pipeline.in_flight.is_empty() {
+            if let (Some(many), true) = (self.many, self.pipeline.in_flight.is_empty()) {
                 self.hand_over(many, frontier);
             }
             if let Some((len, receiver)) = self.pipeline.in_flight.pop_front() {
@@ -243,7 +257,10 @@ impl<'m, M: Model> Search<'m, M> {
             }
         }
         // Keep the workers busy while this batch is expanded.
-        while self.pipeline.in_flight.len() < many.batches_in_flight() && frontier.len() > 0 {
+        while let Some(many) = self.many {
+            if self.pipeline.in_flight.len() >= many.batches_in_flight() || frontier.len() == 0 {
+                break;
+            }
             self.hand_over(many, frontier);
         }
         let (entry, prepared) = self.pipeline.ready.pop_front()?;
@@ -292,7 +309,7 @@ impl<'m, M: Model> Search<'m, M> {
             Some(ahead) if ahead.node == entry.node => {
                 match self.pipeline.ready.get(PREFETCH_AHEAD) {
                     Some((_, Some(next))) => self.prefetch_prepared(next),
-                    _ if self.many.is_none() => {
+                    _ if self.many.is_none() && self.pipeline.len() == 0 => {
                         self.prepare_next(frontier, enabled, selected, options)
                     }
                     _ => {}

@@ -2,11 +2,11 @@
 //! the outside world it may consult (a wall clock, a memory gauge, an interrupt flag, a
 //! progress display), all passed in, since the kernel reads no clock of its own.
 
-use super::Reductions;
+use super::{Reductions, WorkerTrials};
 use crate::checker::Judged;
 use crate::limits::MemoryGauge;
 use crate::report::Stats;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A source of elapsed wall time. `sim` never reads the system clock itself: the caller
@@ -57,6 +57,11 @@ pub struct Options {
     pub judged: Judged,
     /// Threads for [`explore_parallel`] (1 by default); `explore` runs on the caller's.
     pub threads: usize,
+    /// Where threads only prepare expansions (partial-order reduction, the value
+    /// abstraction), use them only while they make the search faster, as measured on
+    /// `wall_clock` by these trials (`explorer::tuner`; by default
+    /// `WorkerTrials::default()`). `None`: they prepare every expansion.
+    pub worker_trials: Option<WorkerTrials>,
     /// Compare 128-bit fingerprints instead of 64-bit ones, where the model computes them
     /// (`explorer::width`; off by default).
     pub wide_fingerprints: bool,
@@ -87,6 +92,7 @@ impl Default for Options {
             reductions: Reductions::none(),
             judged: Judged::All,
             threads: 1,
+            worker_trials: Some(WorkerTrials::default()),
             wide_fingerprints: false,
             hash_compaction: false,
         }
@@ -94,6 +100,11 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Whether the interrupt flag is set (one relaxed load).
+    pub(crate) fn interrupted(&self) -> bool {
+        (self.interrupt.as_ref()).is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
     /// The states a compact visited set is sized for, under hash compaction (split among
     /// `shards` sets, each given a little more than its share).
     pub(crate) fn compact_plan(&self, shards: usize) -> Option<usize> {

@@ -50,7 +50,6 @@ use batch::{
 };
 use rayon::prelude::*;
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
 pub use threads::Threads;
 
 /// Explores `model` breadth-first on `options.threads` threads: the report of `explore`
@@ -241,11 +240,7 @@ where
                 }
                 next_check_at = self.stats.expanded_states + interval;
             }
-            if options
-                .interrupt
-                .as_ref()
-                .is_some_and(|flag| flag.load(Ordering::Relaxed))
-            {
+            if options.interrupted() {
                 self.stats.unique_states = self.unique;
                 return Outcome::Interrupted;
             }

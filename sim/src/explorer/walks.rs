@@ -169,6 +169,7 @@ fn walk_options(options: &Options, settled: &[String]) -> Options {
             judged => judged.clone(),
         },
         threads: 1,
+        worker_trials: options.worker_trials,
         wide_fingerprints: options.wide_fingerprints,
         hash_compaction: false,
     }

@@ -10,8 +10,13 @@ pub enum Threads {
     /// On one thread although more were asked for: how many, and why.
     Refused { asked: usize, why: String },
     /// Expansions prepared on this many threads, deduplicated on one (why: a reduction
-    /// that needs the order of expansions; see `explorer::lookahead`).
-    Prepared { threads: usize, why: String },
+    /// that needs the order of expansions; see `explorer::lookahead`); the threads
+    /// prepared `percent` of the expansions (`explorer::tuner`: only while they paid).
+    Prepared {
+        threads: usize,
+        why: String,
+        percent: u64,
+    },
 }
 
 impl Threads {
@@ -32,9 +37,14 @@ impl fmt::Display for Threads {
             Threads::Refused { asked, why } => {
                 write!(f, "1 thread ({asked} asked for, not applicable: {why})")
             }
-            Threads::Prepared { threads, why } => write!(
+            Threads::Prepared {
+                threads,
+                why,
+                percent,
+            } => write!(
                 f,
-                "{threads} threads computing successors, one deduplicating ({why})"
+                "{threads} threads computing successors (for {percent} % of the expansions, \
+                 while that was faster), one deduplicating ({why})"
             ),
         }
     }

@@ -1,0 +1,146 @@
+//! When a search with worker threads (`lookahead`) uses them: only while they make it faster.
+//!
+//! The idea: handing an expansion to a worker pays when preparing it costs more than passing
+//! the entry and its successors between threads, and that depends on the model (a world of
+//! a few small processes prepares faster than its states travel between cores) and on how
+//! far the search has gone; which thread prepares an expansion changes no result
+//! (`lookahead`). So a search that has a wall clock measures: after a warm-up on its own
+//! thread, it goes on in windows of expansions, each on one thread or with the workers,
+//! and times each (but for its first expansions, which a switch disturbs); it tries each
+//! way once, then keeps the faster and tries the slower again now and then
+//! (`WorkerTrials`), since which is faster changes as the search goes deeper. Only the
+//! speed depends on the clock. Without a clock, or with `Options::worker_trials` at
+//! `None`, the workers prepare every expansion.
+//!
+//! Switching the workers off lets the entries they already hold come back first (the search
+//! takes them before the frontier's, `Search::next_entry`), so the order of expansions is
+//! the queue's whatever the switches.
+
+use super::lookahead::PrepareMany;
+use super::{Options, Search, WallClock};
+use crate::model::Model;
+use std::sync::Arc;
+
+/// How a search tries whether its workers pay, in expansions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerTrials {
+    /// On one thread before the first window.
+    pub warmup: u64,
+    /// Expansions in one window: the workers are used for a whole window or not at all.
+    pub window: u64,
+    /// Expansions at the start of a window that are not timed (the workers' batches
+    /// coming back or setting out after a switch).
+    pub settle: u64,
+    /// Every this many windows, the slower way is tried again.
+    pub retry_every: u64,
+}
+
+impl Default for WorkerTrials {
+    fn default() -> Self {
+        WorkerTrials {
+            warmup: 32_768,
+            window: 16_384,
+            settle: 2_048,
+            retry_every: 16,
+        }
+    }
+}
+
+/// Whether a search uses its workers now, and when it decides again.
+pub(super) struct Tuning<'m, M: Model> {
+    clock: Option<Arc<dyn WallClock>>,
+    trials: WorkerTrials,
+    /// The workers while they are not used.
+    parked: Option<&'m dyn PrepareMany<M>>,
+    /// Windows begun so far.
+    windows: u64,
+    /// Where the window in progress starts being timed, and where it ends.
+    timed_from: u64,
+    ends_at: u64,
+    /// When the window in progress started being timed.
+    from_ms: Option<u64>,
+    /// The last timed window without the workers and with them, in ms.
+    last_ms: [Option<u64>; 2],
+}
+
+impl<M: Model> Default for Tuning<'_, M> {
+    fn default() -> Self {
+        Tuning {
+            clock: None,
+            trials: WorkerTrials::default(),
+            parked: None,
+            windows: 0,
+            timed_from: u64::MAX,
+            ends_at: u64::MAX,
+            from_ms: None,
+            last_ms: [None; 2],
+        }
+    }
+}
+
+impl<'m, M: Model> Tuning<'m, M> {
+    /// The workers a search starts with: none when it will measure whether they pay (they
+    /// wait here until a window uses them), else `many`.
+    pub(super) fn adopt(
+        &mut self,
+        many: Option<&'m dyn PrepareMany<M>>,
+        options: &Options,
+    ) -> Option<&'m dyn PrepareMany<M>> {
+        match (&options.wall_clock, many, options.worker_trials) {
+            (Some(clock), Some(workers), Some(trials)) => {
+                self.clock = Some(clock.clone());
+                self.trials = trials;
+                self.parked = Some(workers);
+                self.ends_at = trials.warmup;
+                None
+            }
+            _ => many,
+        }
+    }
+
+    /// Whether the next window uses the workers: each way is tried once, then the faster
+    /// is kept but for every `retry_every`-th window, which tries the other again.
+    fn next_uses_workers(&self) -> bool {
+        match self.last_ms {
+            [None, _] => false,
+            [Some(_), None] => true,
+            [Some(off_ms), Some(on_ms)] => {
+                let faster_on = on_ms < off_ms;
+                faster_on != self.windows.is_multiple_of(self.trials.retry_every.max(2))
+            }
+        }
+    }
+}
+
+impl<M: Model> Search<'_, M> {
+    /// After an expansion: starts timing a window, or ends one and begins the next.
+    pub(super) fn tune(&mut self) {
+        let expanded = self.stats.expanded_states;
+        let on_now = self.many.is_some();
+        let tuning = &mut self.tuning;
+        let Some(clock) = &tuning.clock else {
+            return;
+        };
+        if expanded >= tuning.timed_from && tuning.from_ms.is_none() {
+            tuning.from_ms = Some(clock.elapsed_ms());
+        }
+        if expanded < tuning.ends_at {
+            return;
+        }
+        if let Some(from_ms) = tuning.from_ms.take() {
+            tuning.last_ms[usize::from(on_now)] = Some(clock.elapsed_ms().saturating_sub(from_ms));
+        }
+        let on = tuning.next_uses_workers();
+        let WorkerTrials { window, settle, .. } = tuning.trials;
+        tuning.windows += 1;
+        tuning.timed_from = expanded + settle.min(window);
+        tuning.ends_at = expanded + window.max(1);
+        if on {
+            self.many = self.many.or(tuning.parked.take());
+        } else if let Some(workers) = self.many.take() {
+            tuning.parked = Some(workers);
+            // States for the workers to free are freed here from now on.
+            self.dead.clear();
+        }
+    }
+}
