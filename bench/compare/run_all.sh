@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Times lockcheck (1 and 2 threads), Stateright (1 and 2 threads) and Spin side by side on the pausable-lock
-# benchmark model, on this machine.
+# Times lockcheck (1 and 2 threads), Stateright (1 and 2 threads) and Spin (one core, and its
+# multi-core build on two, -DNCORE=2) side by side on the pausable-lock benchmark model, on
+# this machine.
 #
 #   bench/compare/run_all.sh [--runs K] [CONFIG...]
 #
@@ -139,6 +140,7 @@ run_tool() {
         stateright-1) run "$log" "$stateright_bin" --threads 1 "$@" ;;
         stateright-2) run "$log" "$stateright_bin" --threads 2 "$@" ;;
         spin) run "$log" env SPIN_HASH_BITS="$spin_bits" "$here/spin/run.sh" "$@" ;;
+        spin-2) run "$log" env SPIN_HASH_BITS="$spin_bits" SPIN_NCORE=2 "$here/spin/run.sh" "$@" ;;
     esac
 }
 
@@ -160,9 +162,11 @@ for name in "$@"; do
         fi
     fi
     "$here/spin/run.sh" --build-only $params >/dev/null
+    SPIN_NCORE=2 "$here/spin/run.sh" --build-only $params >/dev/null
 
-    tools=(lockcheck lockcheck-2 stateright-1 stateright-2 spin)
-    declare -A threads=([lockcheck]=1 [lockcheck-2]=2 [stateright-1]=1 [stateright-2]=2 [spin]=1)
+    tools=(lockcheck lockcheck-2 stateright-1 stateright-2 spin spin-2)
+    declare -A threads=([lockcheck]=1 [lockcheck-2]=2 [stateright-1]=1 [stateright-2]=2 [spin]=1
+        [spin-2]=2)
     echo
     echo "== $name ($params): $runs runs of each tool, taking turns (Spin hash table 2^$spin_bits)"
     for tool in "${tools[@]}"; do : >"$results/$tag.$tool.runs"; done

@@ -15,6 +15,8 @@
 #   SPIN_HASH_BITS   hash table of 2^bits slots, pan -w (default 24, 16M slots: size it to about
 #                    the number of states; Spin's hash table chains, so it is exact either way)
 #   SPIN_DEPTH       pan -m, the largest search depth (default 100000)
+#   SPIN_NCORE       Spin's multi-core search on this many cores (-DNCORE; default 1, the
+#                    classic one-core verifier); built in its own folder, build/...-ncoreK
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,8 +43,17 @@ fi
 memlim=${SPIN_MEMLIM_MB:-20000}
 hash_bits=${SPIN_HASH_BITS:-24}
 depth=${SPIN_DEPTH:-100000}
+ncore=${SPIN_NCORE:-1}
+case $ncore in
+    '' | 0 | *[!0-9]*) echo "$0: SPIN_NCORE is not a positive integer: '$ncore'" >&2; exit 2 ;;
+esac
 
 dir="$here/build/$n-$ttl-$c-$p-$b-$h-$r"
+cores_flag=()
+if [ "$ncore" -gt 1 ]; then
+    dir="$dir-ncore$ncore"
+    cores_flag=(-DNCORE="$ncore")
+fi
 mkdir -p "$dir"
 if [ ! -x "$dir/pan" ] || [ "$here/pausable_lock.pml" -nt "$dir/pan" ] || [ "$0" -nt "$dir/pan" ] \
     || [ "$(cat "$dir/memlim" 2>/dev/null)" != "$memlim" ]; then
@@ -51,7 +62,7 @@ if [ ! -x "$dir/pan" ] || [ "$here/pausable_lock.pml" -nt "$dir/pan" ] || [ "$0"
         rm -f pan pan.*
         spin -DNCLIENTS="$n" -DTTL="$ttl" -DCMAX="$c" -DPLEN="$p" -DBUDGET="$b" \
             -DHORIZON="$h" -DROUNDS="$r" -a "$here/pausable_lock.pml" >/dev/null
-        gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM="$memlim" -o pan pan.c
+        gcc -O2 -DSAFETY -DNOREDUCE -DMEMLIM="$memlim" "${cores_flag[@]}" -o pan pan.c
         echo "$memlim" >memlim
     )
 fi
