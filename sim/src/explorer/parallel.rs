@@ -515,6 +515,9 @@ where
         if violated && options.stop_at_first_violation {
             return Walked::Stop(Outcome::StoppedAtViolation);
         }
+        if options.stop_when_all_settled && self.checker.all_settled() {
+            return Walked::Stop(Outcome::AllSettled);
+        }
         Walked::Go
     }
 }
