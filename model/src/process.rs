@@ -230,6 +230,15 @@ impl Actor for Process {
         dispatch!(self, state, |a, s| a.hash_state(s, now, h))
     }
 
+    /// Every actor of the model writes its times relative to now through
+    /// `write_time_left` and `write_time_since` (the node's keyspace deadlines, replica lags
+    /// and disk stall; a lock client's validity, its Redlock sweeps, slots and first start;
+    /// Redisson's wait; Sentinel's silences and election), and the others hash no time
+    /// relative to now (absolute times, if any, do not move with it).
+    fn time_linear_hash(&self) -> bool {
+        true
+    }
+
     fn has_dead_values(&self, state: &ProcessState) -> bool {
         dispatch!(self, state, |a, s| a.has_dead_values(s))
     }

@@ -19,7 +19,7 @@ use crate::msg::{Msg, Timer};
 use crate::node::RedisContext;
 use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 /// Sentinel's configuration.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -198,9 +198,9 @@ impl Actor for Sentinel {
         (state.master, state.epoch, state.failovers).hash(h);
         for seen in &state.seen {
             // Silence longer than down-after is all alike: it keeps the state space finite.
-            let silence = (now.mono_ms - seen.last_pong_mono_ms).min(self.down_after_ms as i64 + 1);
+            let silence_ms = now.mono_ms - seen.last_pong_mono_ms;
             (seen.node, seen.is_master, seen.offset).hash(h);
-            h.write_i64(silence);
+            h.write_time_since(silence_ms, self.down_after_ms as i64 + 1);
         }
         if !self.peers.is_empty() {
             self.hash_quorum_state(state, now.mono_ms, h);

@@ -17,6 +17,21 @@
 //! of the whole is built from lane B of its parts. A part written as its lane A alone
 //! (`finish`, a `u64`) would make lane B collide whenever that part's lane A did, and the
 //! 128-bit estimate would no longer bound the search.
+//!
+//! **Times that move linearly.** A world hashes a process's times relative to `now`, so
+//! every tick of true time changes the part of every process that holds a deadline, and
+//! recomputing those parts was most of what a time step cost. A time written with
+//! [`FpHasher::write_time_left`] or [`FpHasher::write_time_since`] enters lane A linearly:
+//! the hasher mixes a tag into its running state and adds `c * value` to a separate sum,
+//! with `c` an odd word taken from the running state at that point (so it depends on
+//! everything hashed before, never on the value), and the finished lane is the finalised
+//! running state plus that sum. While no such time reaches its clamp, moving `now` on by
+//! `d` changes the part by exactly `-d * rate` ([`TimeShift`]), so a cached part can be
+//! moved instead of recomputed, and is bit for bit the part a recomputation gives. Two
+//! parts with the same running state differ by `sum c_i * (v_i - w_i)`, which is zero mod
+//! 2^64 for a single differing time only if the times are equal (`c` is odd), and for
+//! several with the chance of a random 64-bit hash. Lane B mixes the values as ever (wide
+//! parts are never shifted).
 
 use std::hash::{Hash, Hasher};
 
@@ -80,7 +95,42 @@ pub struct FpHasher {
     h: u64,
     b: u64,
     wide: bool,
+    /// The sum of `c * value` over the times written linearly (lane A).
+    linear: u64,
+    /// How the finished lane A falls per ms of true time: the sum of the `c` of times
+    /// counting down, less those of times counting up.
+    rate: u64,
+    /// True time (ms) the linear times may move on by and stay linear (strictly less).
+    horizon_ms: u64,
 }
+
+/// How a fingerprint part moves with true time: `d` ms later, for `d < horizon_ms`, its
+/// lane A is `lane_a - d * rate` (see the module doc); beyond, or with a horizon of 0, it
+/// must be computed again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeShift {
+    pub rate: u64,
+    pub horizon_ms: u64,
+}
+
+impl TimeShift {
+    /// A part that must be computed again whenever `now` moves.
+    pub const NONE: TimeShift = TimeShift {
+        rate: 0,
+        horizon_ms: 0,
+    };
+
+    /// Lane A of the part `d_ms` later, if the part moves that far.
+    #[inline]
+    pub fn shifted(self, lane_a: u64, d_ms: u64) -> Option<u64> {
+        (d_ms < self.horizon_ms).then(|| lane_a.wrapping_sub(d_ms.wrapping_mul(self.rate)))
+    }
+}
+
+/// Mixed before a time written linearly, and before one at its clamp.
+const TIME_DOWN_TAG: u64 = 0x7d1e_a5e5_0000_0001;
+const TIME_UP_TAG: u64 = 0x7d1e_a5e5_0000_0002;
+const TIME_CLAMPED_TAG: u64 = 0x7d1e_a5e5_0000_0003;
 
 impl Default for FpHasher {
     fn default() -> Self {
@@ -101,7 +151,77 @@ impl FpHasher {
             h: 0x243F_6A88_85A3_08D3,
             b: 0x1319_8A2E_0370_7344,
             wide,
+            linear: 0,
+            rate: 0,
+            horizon_ms: u64::MAX,
         }
+    }
+
+    /// Feeds a time counting down, `left_ms` until some deadline, clamped below at
+    /// `floor_ms` (the value hashed is `left_ms.max(floor_ms)`): linearly while above the
+    /// clamp (see the module doc).
+    #[inline]
+    pub fn write_time_left(&mut self, left_ms: i64, floor_ms: i64) {
+        let room_ms = left_ms as i128 - floor_ms as i128;
+        self.write_time(TIME_DOWN_TAG, left_ms, floor_ms, room_ms);
+    }
+
+    /// Feeds a time counting up, `elapsed_ms` since some event, clamped above at
+    /// `ceiling_ms` (the value hashed is `elapsed_ms.min(ceiling_ms)`): linearly while below
+    /// the clamp.
+    #[inline]
+    pub fn write_time_since(&mut self, elapsed_ms: i64, ceiling_ms: i64) {
+        let room_ms = ceiling_ms as i128 - elapsed_ms as i128;
+        self.write_time(TIME_UP_TAG, elapsed_ms, ceiling_ms, room_ms);
+    }
+
+    /// Says that what was hashed depends on true time otherwise than through the two
+    /// writes above: the part cannot be moved with time.
+    #[inline]
+    pub fn time_dependent(&mut self) {
+        self.horizon_ms = 0;
+    }
+
+    /// A time `value_ms` that moves with true time in the direction `tag` says, `room_ms`
+    /// from its clamp `clamp_ms`: linearly while it has room (the sum takes `c * value`, the
+    /// rate `c` with the sign of its direction, the horizon the room), the clamp otherwise.
+    #[inline]
+    fn write_time(&mut self, tag: u64, value_ms: i64, clamp_ms: i64, room_ms: i128) {
+        if room_ms <= 0 {
+            self.mix(TIME_CLAMPED_TAG);
+            self.mix(clamp_ms as u64);
+            return;
+        }
+        self.mix_lanes(tag, tag ^ value_ms as u64);
+        let c = self.h | 1;
+        self.linear = self.linear.wrapping_add(c.wrapping_mul(value_ms as u64));
+        self.rate = if tag == TIME_UP_TAG {
+            self.rate.wrapping_sub(c)
+        } else {
+            self.rate.wrapping_add(c)
+        };
+        self.horizon_ms = self.horizon_ms.min(room_ms.min(u64::MAX as i128) as u64);
+    }
+
+    /// The finished part with how it moves with time (never, for a wide part: lane B
+    /// mixes its times).
+    #[inline]
+    pub fn finish_part(&self) -> (Fingerprint, TimeShift) {
+        let shift = if self.wide {
+            TimeShift::NONE
+        } else {
+            TimeShift {
+                rate: self.rate,
+                horizon_ms: self.horizon_ms,
+            }
+        };
+        (
+            from_lanes(
+                finalise_a(self.h).wrapping_add(self.linear),
+                finalise_b(self.b),
+            ),
+            shift,
+        )
     }
 
     /// Whether this hasher computes lane B (a part hashed for it must be made alike:
@@ -134,12 +254,26 @@ impl FpHasher {
     /// Both lanes, finished: the 128-bit fingerprint ([`Hasher::finish`] is its lane A).
     #[inline]
     pub fn finish_wide(&self) -> Fingerprint {
-        let mut z = self.b;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        from_lanes(self.finish(), z)
+        from_lanes(self.finish(), finalise_b(self.b))
     }
+}
+
+/// Lane A's finaliser (MurmurHash3's).
+#[inline]
+fn finalise_a(mut z: u64) -> u64 {
+    z ^= z >> 33;
+    z = z.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    z ^= z >> 33;
+    z = z.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    z ^ (z >> 33)
+}
+
+/// Lane B's finaliser (SplitMix64's).
+#[inline]
+fn finalise_b(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl Hasher for FpHasher {
@@ -186,15 +320,10 @@ impl Hasher for FpHasher {
     fn write_i64(&mut self, i: i64) {
         self.mix(i as u64);
     }
-    /// Lane A, finished: the 64-bit fingerprint.
+    /// Lane A, finished: the 64-bit fingerprint (never zero).
     #[inline]
     fn finish(&self) -> u64 {
-        let mut z = self.h;
-        z ^= z >> 33;
-        z = z.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        z ^= z >> 33;
-        z = z.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-        z ^= z >> 33;
+        let z = finalise_a(self.h).wrapping_add(self.linear);
         z | ((z == 0) as u64)
     }
 }
@@ -313,6 +442,75 @@ mod tests {
         b.sort_unstable();
         b.dedup();
         assert_eq!(b.len(), 20_000, "lane B collided on small inputs");
+    }
+
+    /// A part of a few times hashed at now + d, against the part hashed at now moved by d.
+    #[test]
+    fn a_part_moved_with_time_is_the_part_hashed_later_until_a_time_reaches_its_clamp() {
+        // A deadline 30 ms away (floor -1), 5 ms since an event (ceiling 12), a constant.
+        let part_at = |d: i64| {
+            let mut h = FpHasher::of_width(false);
+            h.write_u64(7);
+            h.write_time_left(30 - d, -1);
+            h.write_time_since(5 + d, 12);
+            h.write_u64(9);
+            h.finish_part()
+        };
+        let (first, shift) = part_at(0);
+        assert_eq!(
+            shift.horizon_ms, 7,
+            "the elapsed time reaches its ceiling first"
+        );
+        for d in 1..7 {
+            let (later, _) = part_at(d as i64);
+            assert_eq!(
+                shift.shifted(lane_a(first), d),
+                Some(lane_a(later)),
+                "{d} ms"
+            );
+            assert_ne!(later, first);
+        }
+        assert_eq!(shift.shifted(lane_a(first), 7), None);
+        // At the clamp, values beyond it are one value, which no longer moves with time
+        // (the other time still does).
+        let clamped = |left: i64| {
+            let mut h = FpHasher::of_width(false);
+            h.write_time_left(left, -1);
+            h.finish_part()
+        };
+        assert_eq!(clamped(-1), clamped(-40));
+        assert_ne!(clamped(0), clamped(-1));
+        assert_eq!(clamped(-3).1.horizon_ms, u64::MAX);
+        assert_eq!(clamped(4).1.horizon_ms, 5);
+        // Marked dependent, or wide: never moved.
+        let mut h = FpHasher::of_width(false);
+        h.write_time_left(100, 0);
+        h.time_dependent();
+        assert_eq!(h.finish_part().1.horizon_ms, 0);
+        let mut wide = FpHasher::of_width(true);
+        wide.write_time_left(100, 0);
+        assert_eq!(wide.finish_part().1, TimeShift::NONE);
+    }
+
+    /// Different times in the same places give different parts, in both lanes.
+    #[test]
+    fn linear_times_keep_parts_apart() {
+        let mut parts: Vec<Fingerprint> = (0i64..60)
+            .flat_map(|a| (0i64..60).map(move |b| (a, b)))
+            .map(|(a, b)| {
+                let mut h = FpHasher::new();
+                h.write_time_left(a, 0);
+                h.write_time_since(b, 1_000);
+                h.finish_part().0
+            })
+            .collect();
+        parts.sort_unstable();
+        parts.dedup();
+        assert_eq!(parts.len(), 3_600);
+        let mut lanes: Vec<u64> = parts.iter().map(|&p| lane_a(p)).collect();
+        lanes.sort_unstable();
+        lanes.dedup();
+        assert_eq!(lanes.len(), 3_600, "lane A alone collided");
     }
 
     const PINNED_TUPLE: u64 = 3_440_567_663_519_966_454;

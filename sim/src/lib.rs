@@ -40,7 +40,8 @@ pub use explorer::{
     Symmetry, Threads, WallClock, Width, WorkerTrials,
 };
 pub use fingerprint::{
-    collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher, Lanes,
+    collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher,
+    Lanes, TimeShift,
 };
 pub use frontier::{
     BreadthFirst, DepthFirst, Frontier, Pending, RunStart, Walk, DEFAULT_WALK_STEPS,

@@ -347,9 +347,13 @@ impl LockClient {
                 Some(held) => {
                     h.write_u8(1);
                     held.token.hash(h);
-                    held.valid_until
-                        .map(|d| (d.clock, (d.at_ms - d.clock.read(now)).max(0)))
-                        .hash(h);
+                    match held.valid_until {
+                        None => h.write_u8(0),
+                        Some(d) => {
+                            (1u8, d.clock).hash(h);
+                            h.write_time_left(d.at_ms - d.clock.read(now), 0);
+                        }
+                    }
                 }
             }
         }

@@ -43,7 +43,7 @@ use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, Reply, UNLOCK_MESSAGE};
 use lockcheck_sim::world::{LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 
 /// How long the lock is leased.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -581,10 +581,13 @@ impl Engine for Redisson {
     fn hash_state(&self, state: &RedissonState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.permits, state.subscribed, state.watchdog).hash(h);
         (state.failed_renewals, state.seq).hash(h);
-        state
-            .wait_until
-            .map(|until| (until - now.wall_ms).max(0))
-            .hash(h);
+        match state.wait_until {
+            None => h.write_u8(0),
+            Some(until) => {
+                h.write_u8(1);
+                h.write_time_left(until - now.wall_ms, 0);
+            }
+        }
         if self.servers != Servers::Single {
             (state.master, state.replicas, &state.batch).hash(h);
             state.scanning.hash(h);

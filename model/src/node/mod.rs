@@ -268,7 +268,7 @@ impl Actor for RedisNode {
                 h.write_u8(1);
                 for link in replicas {
                     (link.replica, link.acked).hash(h);
-                    h.write_i64(self.lag_class(now.mono_ms - link.last_ack_mono_ms));
+                    self.hash_lag_class(now.mono_ms - link.last_ack_mono_ms, h);
                 }
             }
             Role::Replica { master } => (2u8, *master).hash(h),
@@ -282,20 +282,21 @@ impl Actor for RedisNode {
         // Only a stall still under way is hashed (and nothing without one, so that worlds
         // without disk stalls keep their fingerprints).
         if let Some(left_ms) = persistence::stall_left_ms(state, now.mono_ms) {
-            (0xd5u8, left_ms).hash(h);
+            h.write_u8(0xd5);
+            h.write_time_left(left_ms, 0);
         }
     }
 }
 
 impl RedisNode {
-    /// A replica's acknowledgement lag as far as it matters: not at all without
+    /// Hashes a replica's acknowledgement lag as far as it matters: not at all without
     /// `min-replicas-to-write`, and only up to `min-replicas-max-lag` with it. (Hashing the
     /// raw lag would make every silent moment a new state, and the state space infinite.)
-    fn lag_class(&self, lag_ms: i64) -> i64 {
+    fn hash_lag_class(&self, lag_ms: i64, h: &mut FpHasher) {
         if self.min_replicas_to_write == 0 {
-            0
+            h.write_i64(0);
         } else {
-            lag_ms.min(self.min_replicas_max_lag_ms as i64 + 1)
+            h.write_time_since(lag_ms, self.min_replicas_max_lag_ms as i64 + 1);
         }
     }
 
@@ -321,6 +322,12 @@ pub fn hash_keyspace(keyspace: &Keyspace, wall_ms: i64, h: &mut FpHasher) {
     h.write_fp(keyspace.content_hash());
     h.write_usize(keyspace.stored_len());
     for (_, entry) in keyspace.entries() {
-        entry.deadline_ms.map(|d| (d - wall_ms).max(-1)).hash(h);
+        match entry.deadline_ms {
+            None => h.write_u8(0),
+            Some(deadline_ms) => {
+                h.write_u8(1);
+                h.write_time_left(deadline_ms - wall_ms, -1);
+            }
+        }
     }
 }

@@ -163,11 +163,10 @@ impl Sentinel {
     pub(super) fn hash_quorum_state(&self, state: &SentinelState, now: i64, h: &mut FpHasher) {
         (state.current_epoch, state.voted, &state.election).hash(h);
         for (peer, at) in &state.down_said {
-            (peer, now - at).hash(h);
+            peer.hash(h);
+            h.write_time_since(now - at, i64::MAX);
         }
-        (state.next_election_mono_ms.saturating_sub(now))
-            .max(0)
-            .hash(h);
+        h.write_time_left(state.next_election_mono_ms.saturating_sub(now), 0);
     }
 
     /// A node answered a ping as master in a higher configuration epoch than this

@@ -208,6 +208,18 @@ pub trait Actor: Debug {
         state.hash(hasher);
     }
 
+    /// Whether [`Actor::hash_state`] and [`Actor::hash_live_state`] feed every value that
+    /// depends on `now` through [`FpHasher::write_time_left`] or
+    /// [`FpHasher::write_time_since`] (or call [`FpHasher::time_dependent`] when they hash
+    /// one otherwise), never as a plain number. Declaring it lets the world move a cached
+    /// fingerprint part with time instead of computing it again at every instant (see
+    /// `fingerprint`); a time written plainly would then be hashed as it was when the part
+    /// was computed, and states that differ would be merged. `world::verify_time_shifts`
+    /// checks the declaration on every part moved. The default declares nothing.
+    fn time_linear_hash(&self) -> bool {
+        false
+    }
+
     /// Value abstraction (see `world::live`): whether `state` holds values that can no
     /// longer matter. Declaring it is a promise about this state and every state the process
     /// can reach from it: two states that [`Actor::hash_live_state`] hashes alike react to

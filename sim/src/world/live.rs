@@ -48,9 +48,11 @@ impl<A: Actor> World<A> {
         for (i, p) in state.procs.iter().enumerate() {
             let (actor, clock) = (&self.actors[i], &self.clocks[i]);
             let part = if self.has_dead_values(state, i) {
-                p.hash_relative_by(clock, now, self.wide, |s, local, h| {
+                let linear = actor.time_linear_hash();
+                p.hash_relative_by(clock, now, self.wide, linear, |s, local, h| {
                     actor.hash_live_state(s, local, h)
                 })
+                .0
             } else {
                 p.cached_hash(now)
                     .unwrap_or_else(|| p.hash_relative(actor, clock, now, self.wide))

@@ -43,7 +43,7 @@ pub use faults::{
 };
 pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
-pub use shared::Shared;
+pub use shared::{time_shifts_verified, verify_time_shifts, Shared};
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 pub use symmetry::{Renaming, SymmetryGroups, SymmetryRequest};
 

@@ -11,7 +11,7 @@ use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
 use super::network::{InFlight, Unrouted};
 use super::shared::Shared;
-use crate::fingerprint::{Fingerprint, FpHasher};
+use crate::fingerprint::{Fingerprint, FpHasher, TimeShift};
 use std::hash::{Hash, Hasher};
 
 /// Whether a process is running, and what a crashed one kept.
@@ -189,7 +189,15 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
     ) {
         let now = self.now_ms;
         for (i, p) in self.procs.iter_mut().enumerate() {
-            p.refresh_hash(now, |p| p.hash_relative(&actors[i], &clocks[i], now, wide));
+            p.refresh_hash(now, |p| {
+                p.hash_relative_by(
+                    &clocks[i],
+                    now,
+                    wide,
+                    actors[i].time_linear_hash(),
+                    |s, l, h| actors[i].hash_state(s, l, h),
+                )
+            });
         }
     }
 
@@ -227,23 +235,32 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         now: u64,
         wide: bool,
     ) -> Fingerprint {
-        self.hash_relative_by(clock, now, wide, |s, local, h| {
+        self.hash_relative_by(clock, now, wide, actor.time_linear_hash(), |s, local, h| {
             actor.hash_state(s, local, h)
         })
+        .0
     }
 
     /// [`ProcState::hash_relative`] with `hash_actor` feeding the actor's state (its whole
-    /// state, or only what can still matter: see `world::live`).
+    /// state, or only what can still matter: see `world::live`), and how the part moves
+    /// with time: not at all unless the actor writes its times linearly (`time_linear`, see
+    /// [`Actor::time_linear_hash`]) and the clock keeps true time's rate (a drifting clock's
+    /// readings relative to now, and its phase, change with now otherwise than linearly).
     pub(super) fn hash_relative_by(
         &self,
         clock: &ClockSpec,
         now: u64,
         wide: bool,
+        time_linear: bool,
         hash_actor: impl Fn(&S, LocalNow, &mut FpHasher),
-    ) -> Fingerprint {
+    ) -> (Fingerprint, TimeShift) {
         let mut h = FpHasher::of_width(wide);
-        let rel = |t: u64| t.saturating_sub(now);
         let local: LocalNow = clock.local_now(now, self.clock_steps_ms);
+        let clamped = now >= LINEAR_TIMES_END_MS || local.wall_ms.unsigned_abs() >= 1 << 61;
+        if !time_linear || clock.drift_ppm != 0 || clamped {
+            h.time_dependent();
+        }
+        let left = |t: u64| t as i64 - now as i64;
         match &self.life {
             Life::Up(s) => {
                 h.write_u8(1);
@@ -257,18 +274,34 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
                 if let Some(s) = survived {
                     hash_actor(s, local, &mut h);
                 }
-                restart_at_ms.map(rel).hash(&mut h);
+                write_instant(&mut h, restart_at_ms.map(left));
             }
         }
-        self.paused_until_ms.map(rel).hash(&mut h);
+        write_instant(&mut h, self.paused_until_ms.map(left));
         h.write_i64(local.wall_ms - now as i64);
         h.write_i64(local.mono_ms - now as i64);
         h.write_u32(clock.phase(now));
         h.write_usize(self.timers.len());
         for t in &self.timers {
-            h.write_u64(rel(t.due_ms));
+            h.write_time_left(left(t.due_ms), 0);
             t.timer.hash(&mut h);
         }
-        h.finish_wide()
+        h.finish_part()
+    }
+}
+
+/// True instants from which fingerprint parts are computed at every instant: far beyond any
+/// search, and far enough below the saturation of instants and readings (`world::clock`)
+/// that no reading it hashes is clamped.
+const LINEAR_TIMES_END_MS: u64 = 1 << 58;
+
+/// Feeds an optional instant as the time left until it (0 once passed).
+fn write_instant(h: &mut FpHasher, left_ms: Option<i64>) {
+    match left_ms {
+        None => h.write_u8(0),
+        Some(left_ms) => {
+            h.write_u8(1);
+            h.write_time_left(left_ms, 0);
+        }
     }
 }

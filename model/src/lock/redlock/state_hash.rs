@@ -2,7 +2,7 @@
 //! relative to now and clamped where its exact value no longer matters (past the TTL no
 //! validity is left), so that states differing only in when they happen are one.
 
-use super::sweep::Sweep;
+use super::sweep::{Elapsed, Sweep};
 use super::{Phase, Redlock, RedlockState, ValidityFrom, Watch};
 use lockcheck_sim::world::LocalNow;
 use lockcheck_sim::FpHasher;
@@ -31,7 +31,7 @@ impl Redlock {
                 if self.keeps_expiration() {
                     // Once passed, only that it passed matters (`expiration > now`).
                     let left_ms = state.valid_until_ms - self.clock.read(now);
-                    left_ms.max(-1).hash(h);
+                    h.write_time_left(left_ms, -1);
                 }
             }
             Phase::Releasing { sweep } => {
@@ -41,9 +41,13 @@ impl Redlock {
         }
     }
 
-    /// Elapsed time since `sweep` began, at most the TTL (beyond it every outcome is fixed).
-    fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> i64 {
-        (self.clock.read(now) - sweep.started_ms).min(self.ttl_ms as i64)
+    /// Elapsed time since `sweep` began, hashed up to the TTL (beyond it every outcome is
+    /// fixed).
+    fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> Elapsed {
+        Elapsed {
+            ms: self.clock.read(now) - sweep.started_ms,
+            ceiling_ms: self.ttl_ms as i64,
+        }
     }
 
     /// Hashes when the acquire (or extension) under way began, as time elapsed (at most the
@@ -64,7 +68,7 @@ impl Redlock {
             );
         if self.rules.validity_from == ValidityFrom::FirstAttempt && under_way {
             let elapsed_ms = self.clock.read(now) - state.first_started_ms;
-            elapsed_ms.min(self.ttl_ms as i64).hash(h);
+            h.write_time_since(elapsed_ms, self.ttl_ms as i64);
         }
     }
 }

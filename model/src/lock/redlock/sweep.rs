@@ -95,6 +95,14 @@ impl Tag {
 }
 
 /// One round of requests to every node.
+/// Time elapsed since a sweep began, as a fingerprint takes it: hashed up to `ceiling_ms`
+/// (beyond it every outcome is fixed), linearly below (`FpHasher::write_time_since`).
+#[derive(Clone, Copy, Debug)]
+pub struct Elapsed {
+    pub ms: i64,
+    pub ceiling_ms: i64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Sweep {
     pub kind: Kind,
@@ -245,13 +253,13 @@ impl Sweep {
     /// each deadline as the time left until it on the monotonic clock at `mono_now_ms` (a
     /// deadline already passed as 0: every passed deadline is settled alike when the timer
     /// fires).
-    pub fn hash_relative(&self, elapsed_ms: i64, mono_now_ms: i64, h: &mut FpHasher) {
+    pub fn hash_relative(&self, elapsed: Elapsed, mono_now_ms: i64, h: &mut FpHasher) {
         (self.kind, self.parity, self.extended).hash(h);
         for i in 0..self.slots.len() {
             self.hash_slot(i, mono_now_ms, h);
         }
         if self.kind != Kind::Release {
-            h.write_i64(elapsed_ms);
+            h.write_time_since(elapsed.ms, elapsed.ceiling_ms);
         }
     }
 
@@ -265,7 +273,10 @@ impl Sweep {
             Slot::Sent {
                 try_no,
                 deadline_ms,
-            } => (1u8, try_no, (deadline_ms - mono_now_ms).max(0)).hash(h),
+            } => {
+                (1u8, try_no).hash(h);
+                h.write_time_left(deadline_ms - mono_now_ms, 0);
+            }
             Slot::Queued => h.write_u8(0),
             Slot::Ok => h.write_u8(2),
             Slot::Failed => h.write_u8(3),

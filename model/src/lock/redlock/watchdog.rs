@@ -14,7 +14,7 @@
 //! (0 when the key is gone or someone else's), so as written it never notices a lost lock,
 //! only unreachable nodes.
 
-use super::sweep::{Kind, Sweep};
+use super::sweep::{Elapsed, Kind, Sweep};
 use super::{Phase, Redlock, RedlockState};
 use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
@@ -88,7 +88,7 @@ impl Watchdog {
 impl Watch {
     pub(super) fn hash_relative(
         &self,
-        elapsed_ms: impl Fn(&Sweep) -> i64,
+        elapsed_ms: impl Fn(&Sweep) -> Elapsed,
         mono_now_ms: i64,
         h: &mut FpHasher,
     ) {
