@@ -12,7 +12,8 @@
 //! cache is always exact:
 //! - the part is a function of the process's state, its (fixed) actor and clock, and the
 //!   world's `now` alone (see `ProcState::hash_relative`); the cache is stored with the `now`
-//!   it was computed at and is used only at that same `now`;
+//!   it was computed at and is used at that same `now`, or at a later one it is moved to
+//!   exactly (below);
 //! - every way to change the process's state goes through `DerefMut`, which drops the cache
 //!   (whether or not the `Arc` was shared);
 //! - a state of one world is only fingerprinted by that world, so actor and clock are the
@@ -104,8 +105,13 @@ impl<P> Shared<P> {
         }
         if self.cached_at < now_ms && now_ms < self.movable_until_ms {
             let part: Fingerprint = self.cached.into();
-            let moved_ms = now_ms - self.cached_at;
-            let a = lane_a(part).wrapping_sub(moved_ms.wrapping_mul(self.rate));
+            let shift = TimeShift {
+                rate: self.rate,
+                horizon_ms: self.movable_until_ms - self.cached_at,
+            };
+            let a = shift
+                .shifted(lane_a(part), now_ms - self.cached_at)
+                .expect("before the horizon");
             let moved = from_lanes(a, lane_b(part));
             if VERIFY_TIME_SHIFTS.load(Ordering::Relaxed) {
                 let (fresh, _) = hash(&self.inner);

@@ -190,13 +190,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         let now = self.now_ms;
         for (i, p) in self.procs.iter_mut().enumerate() {
             p.refresh_hash(now, |p| {
-                p.hash_relative_by(
-                    &clocks[i],
-                    now,
-                    wide,
-                    actors[i].time_linear_hash(),
-                    |s, l, h| actors[i].hash_state(s, l, h),
-                )
+                p.hash_relative_movable(&actors[i], &clocks[i], now, wide)
             });
         }
     }
@@ -235,10 +229,20 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         now: u64,
         wide: bool,
     ) -> Fingerprint {
+        self.hash_relative_movable(actor, clock, now, wide).0
+    }
+
+    /// [`ProcState::hash_relative`] with how the part moves with time.
+    pub fn hash_relative_movable<A: Actor<State = S>>(
+        &self,
+        actor: &A,
+        clock: &ClockSpec,
+        now: u64,
+        wide: bool,
+    ) -> (Fingerprint, TimeShift) {
         self.hash_relative_by(clock, now, wide, actor.time_linear_hash(), |s, local, h| {
             actor.hash_state(s, local, h)
         })
-        .0
     }
 
     /// [`ProcState::hash_relative`] with `hash_actor` feeding the actor's state (its whole

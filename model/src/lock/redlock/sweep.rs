@@ -94,7 +94,6 @@ impl Tag {
     }
 }
 
-/// One round of requests to every node.
 /// Time elapsed since a sweep began, as a fingerprint takes it: hashed up to `ceiling_ms`
 /// (beyond it every outcome is fixed), linearly below (`FpHasher::write_time_since`).
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +102,7 @@ pub struct Elapsed {
     pub ceiling_ms: i64,
 }
 
+/// One round of requests to every node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Sweep {
     pub kind: Kind,
