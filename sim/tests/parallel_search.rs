@@ -226,6 +226,39 @@ fn workers_switched_on_and_off_by_their_trials_change_no_result() {
     assert_eq!(verdicts(&parallel), verdicts(&sequential));
 }
 
+/// The batch search (no reduction that needs the order of expansions) switched between its
+/// threads and one thread by its trials, every other window, finds what one thread finds;
+/// the report says what share of the expansions the threads made.
+#[test]
+fn batches_switched_between_threads_and_one_thread_change_no_result() {
+    let model = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
+    let options = |threads| Options {
+        stop_at_first_violation: false,
+        threads,
+        wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+        worker_trials: Some(WorkerTrials {
+            warmup: 1_000,
+            window: 5_000,
+            settle: 10,
+            retry_every: 2,
+        }),
+        ..all_properties()
+    };
+    let sequential = explore(&model, &mut BreadthFirst::default(), options(1));
+    let parallel = explore_parallel(&model, options(2));
+    let Threads::Tuned {
+        threads: 2,
+        percent,
+    } = parallel.threads
+    else {
+        panic!("{}", parallel.threads);
+    };
+    assert!((1..=99).contains(&percent), "{percent} %");
+    assert_eq!(parallel.outcome, sequential.outcome);
+    assert_eq!(parallel.stats.results(), sequential.stats.results());
+    assert_eq!(verdicts(&parallel), verdicts(&sequential));
+}
+
 /// A clock that says the time limit has long passed.
 struct LongAgo;
 

@@ -154,6 +154,9 @@ pub fn search_json(report: &Report<RedisWorld>) -> Value {
             j["threads_deduplicating_why"] = json!(why);
             j["threads_prepared_percent"] = json!(percent);
         }
+        lockcheck_sim::Threads::Tuned { percent, .. } => {
+            j["threads_used_percent"] = json!(percent);
+        }
         lockcheck_sim::Threads::Ran(_) => {}
     }
     j["fingerprint_bits"] = json!(report.fingerprints.bits());

@@ -21,6 +21,10 @@
 //! same counterexample (the shortest, first in choice order), the same witnesses and the
 //! same statistics, for any number of threads and any batch size. Only the wall-time,
 //! memory and interrupt limits, checked between batches, may end a search at another point.
+//! For the same reason a batch may run on this thread alone: with a wall clock, the search
+//! times windows of batches each way and keeps the faster (`tuner::Trials`), since on worlds
+//! whose states share processes between cores, or whose batches are small, handing a batch
+//! to the threads can cost more than it saves.
 //!
 //! Partial-order reduction is not done this way: its cycle proviso asks whether a successor
 //! was *already expanded*, which depends on the order of expansions within a batch, so that
@@ -34,6 +38,7 @@ mod memory;
 mod threads;
 
 use super::lookahead::explore_lookahead;
+use super::tuner::Trials;
 use super::{explore, DeadValues, PartialOrder, Symmetry, Width};
 use crate::checker::{Checker, Hit};
 use crate::fingerprint::Fingerprint;
@@ -109,7 +114,13 @@ where
         symmetry,
         DeadValues::Off,
     );
-    report.threads = Threads::Ran(threads);
+    report.threads = match search.trials {
+        None => Threads::Ran(threads),
+        Some(_) => Threads::Tuned {
+            threads,
+            percent: (search.threaded_parents * 100 / report.stats.expanded_states.max(1)).min(100),
+        },
+    };
     report.fingerprints = width;
     report.compaction = (search.shards.iter())
         .filter_map(VisitedSet::compaction)
@@ -137,6 +148,12 @@ struct Search<'m, M: Model> {
     pacer: Pacer,
     /// The threads.
     pool: rayon::ThreadPool,
+    /// Whether batches go to the threads now, and the trials that decide it (`tuner`):
+    /// a batch explored on this thread alone is explored alike.
+    on_threads: bool,
+    trials: Option<Trials>,
+    /// Parents expanded in batches on the threads.
+    threaded_parents: u64,
     /// Buffers reused batch after batch: where a batch's new entries wait while the batch
     /// is read at the queue's front, the batch's chunks, their new entries.
     spill: VecDeque<Pending<M::State>>,
@@ -184,8 +201,12 @@ where
     fn new(model: &'m M, checker: Checker<M>, pool: rayon::ThreadPool, options: &Options) -> Self {
         let threads = pool.current_num_threads();
         let per_shard = options.expected_states / threads;
+        let trials = Trials::of(options);
         Search {
             pool,
+            on_threads: trials.is_none(),
+            trials,
+            threaded_parents: 0,
             spill: VecDeque::new(),
             chunks: Vec::new(),
             fresh_entries: Vec::new(),
@@ -247,6 +268,10 @@ where
             if let Walked::Stop(o) = self.next_batch(options) {
                 return o;
             }
+            let (expanded, on_now) = (self.stats.expanded_states, self.on_threads);
+            if let Some(on) = self.trials.as_mut().and_then(|t| t.after(expanded, on_now)) {
+                self.on_threads = on;
+            }
         }
         if self.cut_by_depth || self.cut_by_time {
             Outcome::Bounded {
@@ -261,13 +286,17 @@ where
     /// Takes the next batch from the queue and explores it.
     fn next_batch(&mut self, options: &Options) -> Walked {
         let take = (CHUNK_PARENTS * self.threads).min(self.queue.len());
+        let here = !self.on_threads;
+        if !here {
+            self.threaded_parents += take as u64;
+        }
         // The batch is read where it lies, at the queue's front; its new states go to
         // `spill` meanwhile and join the queue after it.
         let mut queue = std::mem::replace(&mut self.queue, std::mem::take(&mut self.spill));
-        let batch = front_pieces(&queue, take, self.threads);
+        let batch = front_pieces(&queue, take, if here { 1 } else { self.threads });
         let mut chunks = std::mem::take(&mut self.chunks);
-        self.expand_batch(&batch, &mut chunks);
-        let evaluated_hits = self.dedup_batch(&chunks);
+        self.expand_batch(&batch, &mut chunks, here);
+        let evaluated_hits = self.dedup_batch(&chunks, here);
         let fresh: usize = chunks.iter().map(new_count).sum();
         let quiet = !evaluated_hits
             && self.met.is_none()
@@ -276,7 +305,7 @@ where
                 .max_states
                 .is_none_or(|m| self.unique + fresh as u64 <= m);
         let walked = if quiet {
-            self.admit_batch(&batch, &mut chunks, fresh);
+            self.admit_batch(&batch, &mut chunks, fresh, here);
             Walked::Go
         } else {
             self.walk_batch(&batch, &mut chunks, options)
@@ -317,9 +346,20 @@ where
     }
 
     /// Phase 1, one chunk per piece of `batch` (about one per thread).
-    fn expand_batch(&self, batch: &[&[Pending<M::State>]], chunks: &mut Vec<Chunk<M::State>>) {
+    fn expand_batch(
+        &self,
+        batch: &[&[Pending<M::State>]],
+        chunks: &mut Vec<Chunk<M::State>>,
+        here: bool,
+    ) {
         chunks.resize_with(batch.len(), Chunk::default);
         let (model, checker, keys) = (self.model, &self.checker, self.keys);
+        if here {
+            for (entries, chunk) in batch.iter().zip(chunks.iter_mut()) {
+                expand_chunk(model, checker, keys, entries, chunk);
+            }
+            return;
+        }
         self.pool.install(|| {
             batch
                 .par_iter()
@@ -329,9 +369,14 @@ where
     }
 
     /// Phase 2, one shard per thread; whether a new state has a hit to record.
-    fn dedup_batch(&mut self, chunks: &[Chunk<M::State>]) -> bool {
+    fn dedup_batch(&mut self, chunks: &[Chunk<M::State>], here: bool) -> bool {
         let (model, checker) = (self.model, &self.checker);
         let visited = &mut self.shards;
+        if here {
+            return (visited.iter_mut().enumerate()).fold(false, |hit, (index, shard)| {
+                dedup_shard(model, checker, shard, index, chunks) || hit
+            });
+        }
         self.pool.install(|| {
             visited
                 .par_iter_mut()
@@ -348,6 +393,7 @@ where
         batch: &[&[Pending<M::State>]],
         chunks: &mut [Chunk<M::State>],
         fresh: usize,
+        here: bool,
     ) {
         let mut buffers = std::mem::take(&mut self.fresh_entries);
         buffers.resize_with(chunks.len(), Vec::new);
@@ -376,11 +422,13 @@ where
             jobs.push((chunk, mine, slots));
             first_node += n as u32;
         }
-        let admitted: Vec<Admitted> = self.pool.install(|| {
-            jobs.into_par_iter()
-                .map(|(chunk, mine, slots)| admit_chunk(chunk, mine, slots))
-                .collect()
-        });
+        let admit = |(chunk, mine, slots)| admit_chunk(chunk, mine, slots);
+        let admitted: Vec<Admitted> = if here {
+            jobs.into_iter().map(admit).collect()
+        } else {
+            self.pool
+                .install(|| jobs.into_par_iter().map(admit).collect())
+        };
         for (a, entries) in admitted.iter().zip(buffers.iter_mut()) {
             self.add_admitted(a);
             self.queue.extend(entries.drain(..));

@@ -1,4 +1,5 @@
-//! When a search with worker threads (`lookahead`) uses them: only while they make it faster.
+//! When a search with threads (`lookahead`'s workers, `parallel`'s batches) uses them: only
+//! while they make it faster.
 //!
 //! The idea: handing an expansion to a worker pays when preparing it costs more than passing
 //! the entry and its successors between threads, and that depends on the model (a world of
@@ -46,12 +47,12 @@ impl Default for WorkerTrials {
     }
 }
 
-/// Whether a search uses its workers now, and when it decides again.
-pub(super) struct Tuning<'m, M: Model> {
-    clock: Option<Arc<dyn WallClock>>,
+/// Windows of expansions timed each way, and which way the next one goes: the clockwork
+/// shared by the searches that try whether their threads pay (`Tuning` for the lookahead
+/// search, the batch search of `parallel`).
+pub(super) struct Trials {
+    clock: Arc<dyn WallClock>,
     trials: WorkerTrials,
-    /// The workers while they are not used.
-    parked: Option<&'m dyn PrepareMany<M>>,
     /// Windows begun so far.
     windows: u64,
     /// Where the window in progress starts being timed, and where it ends.
@@ -59,21 +60,73 @@ pub(super) struct Tuning<'m, M: Model> {
     ends_at: u64,
     /// When the window in progress started being timed.
     from_ms: Option<u64>,
-    /// The last timed window without the workers and with them, in ms.
+    /// The last timed window without the threads and with them, in ms.
     last_ms: [Option<u64>; 2],
+}
+
+impl Trials {
+    /// Trials for a search with `options`, if it has a wall clock and trials are asked for.
+    /// The search begins without its threads, for `warmup` expansions.
+    pub(super) fn of(options: &Options) -> Option<Trials> {
+        let (clock, trials) = (options.wall_clock.as_ref()?, options.worker_trials?);
+        Some(Trials {
+            clock: clock.clone(),
+            trials,
+            windows: 0,
+            timed_from: u64::MAX,
+            ends_at: trials.warmup,
+            from_ms: None,
+            last_ms: [None; 2],
+        })
+    }
+
+    /// After the search's `expanded`-th expansion, made with its threads if `on_now`:
+    /// starts timing a window, or ends one and says whether the next uses the threads.
+    pub(super) fn after(&mut self, expanded: u64, on_now: bool) -> Option<bool> {
+        if expanded >= self.timed_from && self.from_ms.is_none() {
+            self.from_ms = Some(self.clock.elapsed_ms());
+        }
+        if expanded < self.ends_at {
+            return None;
+        }
+        if let Some(from_ms) = self.from_ms.take() {
+            let took_ms = self.clock.elapsed_ms().saturating_sub(from_ms);
+            self.last_ms[usize::from(on_now)] = Some(took_ms);
+        }
+        let on = self.next_uses_threads();
+        let WorkerTrials { window, settle, .. } = self.trials;
+        self.windows += 1;
+        self.timed_from = expanded + settle.min(window);
+        self.ends_at = expanded + window.max(1);
+        Some(on)
+    }
+
+    /// Whether the next window uses the threads: each way is tried once, then the faster
+    /// is kept but for every `retry_every`-th window, which tries the other again.
+    fn next_uses_threads(&self) -> bool {
+        match self.last_ms {
+            [None, _] => false,
+            [Some(_), None] => true,
+            [Some(off_ms), Some(on_ms)] => {
+                let faster_on = on_ms < off_ms;
+                faster_on != self.windows.is_multiple_of(self.trials.retry_every.max(2))
+            }
+        }
+    }
+}
+
+/// Whether the lookahead search uses its workers now, and when it decides again.
+pub(super) struct Tuning<'m, M: Model> {
+    trials: Option<Trials>,
+    /// The workers while they are not used.
+    parked: Option<&'m dyn PrepareMany<M>>,
 }
 
 impl<M: Model> Default for Tuning<'_, M> {
     fn default() -> Self {
         Tuning {
-            clock: None,
-            trials: WorkerTrials::default(),
+            trials: None,
             parked: None,
-            windows: 0,
-            timed_from: u64::MAX,
-            ends_at: u64::MAX,
-            from_ms: None,
-            last_ms: [None; 2],
         }
     }
 }
@@ -86,28 +139,13 @@ impl<'m, M: Model> Tuning<'m, M> {
         many: Option<&'m dyn PrepareMany<M>>,
         options: &Options,
     ) -> Option<&'m dyn PrepareMany<M>> {
-        match (&options.wall_clock, many, options.worker_trials) {
-            (Some(clock), Some(workers), Some(trials)) => {
-                self.clock = Some(clock.clone());
-                self.trials = trials;
+        match (many, Trials::of(options)) {
+            (Some(workers), Some(trials)) => {
+                self.trials = Some(trials);
                 self.parked = Some(workers);
-                self.ends_at = trials.warmup;
                 None
             }
             _ => many,
-        }
-    }
-
-    /// Whether the next window uses the workers: each way is tried once, then the faster
-    /// is kept but for every `retry_every`-th window, which tries the other again.
-    fn next_uses_workers(&self) -> bool {
-        match self.last_ms {
-            [None, _] => false,
-            [Some(_), None] => true,
-            [Some(off_ms), Some(on_ms)] => {
-                let faster_on = on_ms < off_ms;
-                faster_on != self.windows.is_multiple_of(self.trials.retry_every.max(2))
-            }
         }
     }
 }
@@ -118,23 +156,13 @@ impl<M: Model> Search<'_, M> {
         let expanded = self.stats.expanded_states;
         let on_now = self.many.is_some();
         let tuning = &mut self.tuning;
-        let Some(clock) = &tuning.clock else {
+        let Some(on) = tuning
+            .trials
+            .as_mut()
+            .and_then(|t| t.after(expanded, on_now))
+        else {
             return;
         };
-        if expanded >= tuning.timed_from && tuning.from_ms.is_none() {
-            tuning.from_ms = Some(clock.elapsed_ms());
-        }
-        if expanded < tuning.ends_at {
-            return;
-        }
-        if let Some(from_ms) = tuning.from_ms.take() {
-            tuning.last_ms[usize::from(on_now)] = Some(clock.elapsed_ms().saturating_sub(from_ms));
-        }
-        let on = tuning.next_uses_workers();
-        let WorkerTrials { window, settle, .. } = tuning.trials;
-        tuning.windows += 1;
-        tuning.timed_from = expanded + settle.min(window);
-        tuning.ends_at = expanded + window.max(1);
         if on {
             self.many = self.many.or(tuning.parked.take());
         } else if let Some(workers) = self.many.take() {

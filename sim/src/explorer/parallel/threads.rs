@@ -7,6 +7,9 @@ use std::fmt;
 pub enum Threads {
     /// On this many threads.
     Ran(usize),
+    /// On this many threads for `percent` of the expansions, and on one for the rest
+    /// (`explorer::tuner`: the threads were used only while they paid).
+    Tuned { threads: usize, percent: u64 },
     /// On one thread although more were asked for: how many, and why.
     Refused { asked: usize, why: String },
     /// Expansions prepared on this many threads, deduplicated on one (why: a reduction
@@ -23,7 +26,9 @@ impl Threads {
     /// The number of threads the search ran on.
     pub fn count(&self) -> usize {
         match self {
-            Threads::Ran(n) | Threads::Prepared { threads: n, .. } => *n,
+            Threads::Ran(n)
+            | Threads::Tuned { threads: n, .. }
+            | Threads::Prepared { threads: n, .. } => *n,
             Threads::Refused { .. } => 1,
         }
     }
@@ -34,6 +39,10 @@ impl fmt::Display for Threads {
         match self {
             Threads::Ran(1) => f.write_str("1 thread"),
             Threads::Ran(n) => write!(f, "{n} threads"),
+            Threads::Tuned { threads, percent } => write!(
+                f,
+                "{threads} threads (for {percent} % of the expansions, while that was faster)"
+            ),
             Threads::Refused { asked, why } => {
                 write!(f, "1 thread ({asked} asked for, not applicable: {why})")
             }
