@@ -4,8 +4,10 @@
 //! symmetry reduction ran or was refused. The whole bounded space is explored (no stop at
 //! the first violation), so the figures are the full cost.
 //!
-//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [--threads N] [NAME|FILE...]`
-//! (one thread unless `--threads` says more; the results are the same for every number)
+//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [--threads N] [--max-states N] [--branching] [NAME|FILE...]`
+//! (one thread unless `--threads` says more; the results are the same for every number;
+//! `--max-states` replaces the scenarios' own state limit; `--branching` prints each run's
+//! branching by kind of choice on stderr, as `check --stats` does, for the whole space)
 
 use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::file::load_scenario;
@@ -29,18 +31,35 @@ struct Figures {
     symmetry: String,
 }
 
-fn run(scenario: &Scenario, reductions: Reductions, threads: usize) -> Figures {
+/// How every run is made.
+struct Settings {
+    threads: usize,
+    max_states: Option<u64>,
+    branching: bool,
+}
+
+fn run(scenario: &Scenario, reductions: Reductions, settings: &Settings) -> Figures {
+    let defaults = scenario.explore.options();
     let options = lockcheck_sim::Options {
+        max_states: settings.max_states.or(defaults.max_states),
         wall_clock: Some(Arc::new(SystemWallClock::start())),
         stop_at_first_violation: false,
         reductions,
-        threads,
-        ..scenario.explore.options()
+        threads: settings.threads,
+        ..defaults
     };
     let started = Instant::now();
     let checked = check_with(scenario, Mode::Exhaustive, options).expect("built-ins build");
     let seconds = started.elapsed().as_secs_f64();
     let stats = checked.report.stats;
+    if settings.branching {
+        for (kind, c) in stats.branching.nonzero() {
+            eprintln!(
+                "{}: {kind}: {} choice points, {} offered, {} expanded",
+                scenario.name, c.choice_points, c.offered, c.expanded
+            );
+        }
+    }
     let outcome = checked.report.outcome;
     let symmetry = match &checked.report.symmetry {
         Symmetry::On(_) => "on".to_string(),
@@ -92,6 +111,15 @@ fn main() {
         "seconds",
         "verdict (unreduced)",
     );
+    let max_states = take_value(&mut args, "--max-states").map(|n| {
+        n.parse()
+            .unwrap_or_else(|_| panic!("--max-states takes a number, not {n}"))
+    });
+    let settings = Settings {
+        threads,
+        max_states,
+        branching: take_flag(&mut args, "--branching"),
+    };
     let (files, names): (Vec<String>, Vec<String>) = args
         .into_iter()
         .partition(|a| a.ends_with(".toml") || a.ends_with(".json"));
@@ -102,8 +130,8 @@ fn main() {
         .iter()
         .map(|f| load_scenario(f).unwrap_or_else(|e| panic!("{f}: {}", e.message)));
     for scenario in builtins.chain(from_files) {
-        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all(), threads));
-        let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none(), threads));
+        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all(), &settings));
+        let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none(), &settings));
         let factor = match (&reduced, &unreduced) {
             (Some(r), Some(u)) if r.complete && u.complete => {
                 format!("{:.1}x", u.states as f64 / r.states.max(1) as f64)

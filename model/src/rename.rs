@@ -131,17 +131,19 @@ fn rename_client(config: &LockClient, client: &ClientState, r: &Renaming) -> Opt
 }
 
 /// A Redlock client's state with its nodes renamed by `r`: each engine's per-node slots
-/// permuted, or `None` when `r` moves none of its nodes (or is no symmetry of the protocol,
-/// in which case the kernel has refused it already).
+/// permuted; `None` when that changes nothing (no sweep is under way, or every slot moves
+/// onto one that holds the same) or when `r` is no symmetry of the protocol (which the
+/// kernel has refused already).
 fn rename_redlock_client(
     redlock: &Redlock,
     client: &ClientState,
     r: &Renaming,
 ) -> Option<ClientState> {
-    let to = redlock.renamed_positions(r)?;
-    if to.iter().enumerate().all(|(i, &j)| i == j) {
+    let moves = |e: &EngineState| matches!(e, EngineState::Redlock(s) if redlock.moved_by(s, r));
+    if !client.engines.iter().any(moves) {
         return None;
     }
+    let to = redlock.renamed_positions(r)?;
     let mut c = client.clone();
     for e in &mut c.engines {
         if let EngineState::Redlock(state) = e {

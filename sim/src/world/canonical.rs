@@ -29,7 +29,7 @@ use super::actor::{Actor, ProcessId};
 use super::fault_timing::FaultTimes;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
-use super::state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer};
+use super::state::{Life, PendingTimer, ProcState, StateOf};
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
 use crate::fingerprint::{lane_a, lanes_in_order, Fingerprint, FpHasher};
@@ -61,12 +61,21 @@ impl<A: Actor> World<A> {
                 (lanes_in_order(key), p)
             }));
             keyed.sort_unstable();
-            if keyed.windows(2).any(|w| w[0].0 == w[1].0) {
-                for (key, p) in keyed.iter_mut() {
-                    *key = lanes_in_order(self.refined_key(state, lanes_in_order(*key), *p));
+            // Members tied by their own parts whose swaps leave the state as it is (see
+            // `fixed_swap.rs`) may go in any order: every order gives the same state.
+            let open_tie = |w: &[(u128, ProcessId)]| {
+                w[0].0 == w[1].0 && !self.swap_fixes(state, sym, w[0].1, w[1].1)
+            };
+            if !keyed.windows(2).any(open_tie) {
+                for (&(_, old), &new) in keyed.iter().zip(group) {
+                    to[old] = new;
                 }
-                keyed.sort_unstable();
+                continue;
             }
+            for (key, p) in keyed.iter_mut() {
+                *key = lanes_in_order(self.refined_key(state, lanes_in_order(*key), *p));
+            }
+            keyed.sort_unstable();
             for (&(_, old), &new) in keyed.iter().zip(group) {
                 to[old] = new;
             }
@@ -134,37 +143,42 @@ impl<A: Actor> World<A> {
         state: &StateOf<A>,
         sym: &SymmetryGroups,
     ) -> (Fingerprint, bool) {
-        self.canonical_fingerprint_by(state, sym, |s| crate::model::Model::fingerprint(self, s))
+        self.canonical_fingerprint_by(state, sym, false)
     }
 
-    /// [`World::canonical_fingerprint_under`], each candidate hashed by `fingerprint` (the
-    /// plain fingerprint, or the live one of `world::live`: whatever it leaves out, every
-    /// candidate is still the state under an automorphism).
+    /// [`World::canonical_fingerprint_under`], each candidate hashed by its live fingerprint
+    /// (`world::live`) when `live`: whatever that leaves out, every candidate is still the
+    /// state under an automorphism.
     pub fn canonical_fingerprint_by(
         &self,
         state: &StateOf<A>,
         sym: &SymmetryGroups,
-        fingerprint: impl Fn(&StateOf<A>) -> Fingerprint,
+        live: bool,
     ) -> (Fingerprint, bool) {
         let (sorting, mut ties) = self.sorting_renaming(state, sym);
-        // Two tied members are tried both ways at the cost of the check; more are checked.
-        ties.retain(|tie| {
-            tie.len() < 3 || !self.fixed_by_every_order(state, sym, &sorting, tie, &fingerprint)
-        });
+        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, live));
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
             let candidate = if r.is_identity() && grouped {
-                (fingerprint(state), false)
+                (self.own_fingerprint(state, live), false)
             } else {
-                let renamed = self.rename(state, r, sym);
-                (fingerprint(&renamed), true)
+                (self.renamed_fingerprint(state, r, sym, live), true)
             };
             if best.is_none_or(|b| lanes_in_order(candidate.0) < lanes_in_order(b.0)) {
                 best = Some(candidate);
             }
         });
         best.expect("at least the sorting renaming is tried")
+    }
+
+    /// `state`'s own fingerprint: the live one when `live`, else the plain one.
+    fn own_fingerprint(&self, state: &StateOf<A>, live: bool) -> Fingerprint {
+        if live {
+            self.live_fingerprint(state)
+        } else {
+            crate::model::Model::fingerprint(self, state)
+        }
     }
 
     /// Whether every order of the members that `sorting` sends to the places `tie` leaves
@@ -177,16 +191,25 @@ impl<A: Actor> World<A> {
         sym: &SymmetryGroups,
         sorting: &Renaming,
         tie: &[ProcessId],
-        fingerprint: &impl Fn(&StateOf<A>) -> Fingerprint,
+        live: bool,
     ) -> bool {
         let members: Vec<ProcessId> = (0..sorting.to.len())
             .filter(|&old| tie.contains(&sorting.of(old)))
             .collect();
-        let own = fingerprint(state);
+        if members
+            .windows(2)
+            .all(|w| self.swap_fixes(state, sym, w[0], w[1]))
+        {
+            return true;
+        }
+        // Two tied members are tried both ways at the cost of this check; more are checked.
+        if members.len() < 3 {
+            return false;
+        }
+        let own = self.own_fingerprint(state, live);
         let n = state.procs.len();
         members.windows(2).all(|w| {
-            let swapped = self.rename(state, &Renaming::swap(n, w[0], w[1]), sym);
-            fingerprint(&swapped) == own
+            self.renamed_fingerprint(state, &Renaming::swap(n, w[0], w[1]), sym, live) == own
         })
     }
 
@@ -200,15 +223,9 @@ impl<A: Actor> World<A> {
         let procs = (0..n)
             .map(|new| {
                 let old = from[new];
-                let identical = new == old
-                    || sym
-                        .groups
-                        .iter()
-                        .zip(&sym.identical)
-                        .any(|(g, &same)| same && g.contains(&old));
                 match self.rename_proc(&state.procs[old], old, r) {
                     Some(p) => Shared::new(p),
-                    None if identical => state.procs[old].clone(),
+                    None if sym.configured_alike(old, new) => state.procs[old].clone(),
                     None => {
                         let mut moved = state.procs[old].clone();
                         moved.forget_hash();
@@ -218,31 +235,8 @@ impl<A: Actor> World<A> {
             })
             .collect();
         let in_flight = self.rename_in_flight(state, r);
-        let mut unrouted: Vec<_> = state
-            .unrouted
-            .iter()
-            .map(|m| {
-                let mut m2 = m.clone();
-                (m2.from, m2.to) = (r.of(m.from), r.of(m.to));
-                if let Some(msg) = self.actors[m.to].rename_msg(&m.msg, r) {
-                    m2.msg = Arc::new(msg);
-                }
-                m2
-            })
-            .collect();
-        // Grouped by link, send order within a link (see the module documentation).
-        unrouted.sort_by_key(|m| (m.from, m.to));
-        let undecided_timers = state
-            .undecided_timers
-            .iter()
-            .map(|t| UndecidedTimer {
-                process: r.of(t.process),
-                timer: self.actors[t.process]
-                    .rename_timer(&t.timer, r)
-                    .unwrap_or_else(|| t.timer.clone()),
-                after_ms: t.after_ms.clone(),
-            })
-            .collect();
+        let unrouted = self.renamed_unrouted(state, r);
+        let undecided_timers = self.renamed_undecided_timers(state, r);
         StateOf::<A> {
             now_ms: state.now_ms,
             procs,
@@ -281,7 +275,7 @@ impl<A: Actor> World<A> {
     }
 
     /// Process `p`'s state with its ids renamed, or `None` when nothing in it changes.
-    fn rename_proc(
+    pub(super) fn rename_proc(
         &self,
         proc: &ProcState<A::State, A::Timer>,
         p: ProcessId,
@@ -299,12 +293,11 @@ impl<A: Actor> World<A> {
             }),
             Life::Down { survived: None, .. } => None,
         };
-        let timers: Vec<Option<A::Timer>> = proc
+        let timers_move = proc
             .timers
             .iter()
-            .map(|t| actor.rename_timer(&t.timer, r))
-            .collect();
-        if life.is_none() && timers.iter().all(Option::is_none) {
+            .any(|t| actor.rename_timer(&t.timer, r).is_some());
+        if life.is_none() && !timers_move {
             return None;
         }
         Some(ProcState {
@@ -314,10 +307,11 @@ impl<A: Actor> World<A> {
             timers: proc
                 .timers
                 .iter()
-                .zip(timers)
-                .map(|(t, renamed)| PendingTimer {
+                .map(|t| PendingTimer {
                     due_ms: t.due_ms,
-                    timer: renamed.unwrap_or_else(|| t.timer.clone()),
+                    timer: actor
+                        .rename_timer(&t.timer, r)
+                        .unwrap_or_else(|| t.timer.clone()),
                 })
                 .collect(),
         })

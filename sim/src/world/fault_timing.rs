@@ -285,6 +285,17 @@ impl<A: Actor> World<A> {
     /// Feeds what the future depends on of `state`'s fault timing into `h` (see the module
     /// documentation); nothing when the envelope has no timing.
     pub(crate) fn hash_fault_timing(&self, state: &StateOf<A>, h: &mut FpHasher) {
+        self.hash_fault_timing_with(state, state.fault_times.per_process.iter(), h);
+    }
+
+    /// [`World::hash_fault_timing`] with each process's faults so far given, in process
+    /// order (a renamed state's, see `world::renamed_hash`).
+    pub(crate) fn hash_fault_timing_with<'a>(
+        &self,
+        state: &StateOf<A>,
+        per_process: impl Iterator<Item = &'a ProcessFaults>,
+        h: &mut FpHasher,
+    ) {
         let timing = &self.faults.timing;
         if timing.is_free() {
             return;
@@ -305,7 +316,7 @@ impl<A: Actor> World<A> {
                 Some(_) => h.write_u8(4),
             }
         }
-        for log in &state.fault_times.per_process {
+        for log in per_process {
             // Quiet for good (a crash that never restarts) is one value, not a time left
             // that shrinks as time passes: the state space stays finite.
             let left = (log.quiet_until_ms < MAX_INSTANT_MS)

@@ -18,8 +18,8 @@
 //! Symmetry composes: canonical candidates are hashed by their live fingerprint
 //! ([`World::canonical_fingerprint_by`]), and each is still the state under an automorphism.
 
-use super::actor::Actor;
-use super::state::{Life, StateOf};
+use super::actor::{Actor, ProcessId};
+use super::state::{Life, ProcOf, StateOf};
 use super::World;
 use crate::fingerprint::{Fingerprint, FpHasher};
 
@@ -46,21 +46,28 @@ impl<A: Actor> World<A> {
         let now = state.now_ms;
         let mut h = FpHasher::of_width(self.wide);
         for (i, p) in state.procs.iter().enumerate() {
-            let (actor, clock) = (&self.actors[i], &self.clocks[i]);
             let part = if self.has_dead_values(state, i) {
-                let linear = actor.time_linear_hash();
-                p.hash_relative_by(clock, now, self.wide, linear, |s, local, h| {
-                    actor.hash_live_state(s, local, h)
-                })
-                .0
+                self.live_part(p, i, now)
             } else {
-                p.cached_hash(now)
-                    .unwrap_or_else(|| p.hash_relative(actor, clock, now, self.wide))
+                p.cached_hash(now).unwrap_or_else(|| {
+                    p.hash_relative(&self.actors[i], &self.clocks[i], now, self.wide)
+                })
             };
             h.write_fp(part);
         }
         state.hash_rest(&mut h);
         self.hash_fault_timing(state, &mut h);
         h.finish_wide()
+    }
+
+    /// The fingerprint part of `proc`, played by process `i`'s actor and clock at `now`,
+    /// without the values the actor declares dead.
+    pub(super) fn live_part(&self, proc: &ProcOf<A>, i: ProcessId, now: u64) -> Fingerprint {
+        let actor = &self.actors[i];
+        let linear = actor.time_linear_hash();
+        proc.hash_relative_by(&self.clocks[i], now, self.wide, linear, |s, local, h| {
+            actor.hash_live_state(s, local, h)
+        })
+        .0
     }
 }

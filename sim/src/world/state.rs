@@ -9,9 +9,9 @@ use super::actor::{Actor, LocalNow};
 use super::clock::ClockSpec;
 use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
-use super::network::{InFlight, Unrouted};
+use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
-use crate::fingerprint::{Fingerprint, FpHasher, TimeShift};
+use crate::fingerprint::{lane_a, Fingerprint, FpHasher, TimeShift};
 use std::hash::{Hash, Hasher};
 
 /// Whether a process is running, and what a crashed one kept.
@@ -94,6 +94,8 @@ pub struct WorldState<S, M, T> {
 
 /// The world state of actor type `A`.
 pub type StateOf<A> = WorldState<<A as Actor>::State, <A as Actor>::Msg, <A as Actor>::Timer>;
+/// One process's state in a world of actor `A`.
+pub type ProcOf<A> = ProcState<<A as Actor>::State, <A as Actor>::Timer>;
 
 impl<S, M, T> WorldState<S, M, T> {
     /// Time 0, `processes` processes all down (not yet started), nothing on the network,
@@ -197,17 +199,47 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
 
     /// The network, partitions and faults spent, with times relative to `now`.
     pub(super) fn hash_rest(&self, h: &mut FpHasher) {
+        let in_flight = self.in_flight.iter().map(|m| Flight {
+            from: m.from,
+            to: m.to,
+            due_ms: m.due_ms,
+            body: FlightBody::Kept(m),
+        });
+        self.hash_rest_with(h, in_flight, &self.unrouted, &self.undecided_timers);
+    }
+
+    /// [`WorldState::hash_rest`] with the messages in flight, the unrouted messages and the
+    /// undecided timers given (a renamed state's, see `world::renamed_hash`): everything
+    /// else is this state's.
+    pub(super) fn hash_rest_with<'a>(
+        &self,
+        h: &mut FpHasher,
+        in_flight: impl ExactSizeIterator<Item = Flight<'a, M>>,
+        unrouted: &[Unrouted<M>],
+        undecided_timers: &[UndecidedTimer<T>],
+    ) where
+        M: 'a,
+    {
         let now = self.now_ms;
         let rel = |t: u64| t.saturating_sub(now);
-        h.write_usize(self.in_flight.len());
-        for m in &self.in_flight {
+        h.write_usize(in_flight.len());
+        for m in in_flight {
             h.write_usize(m.from);
             h.write_usize(m.to);
             h.write_u64(rel(m.due_ms));
-            m.hash_body(h);
+            match m.body {
+                FlightBody::Kept(kept) => kept.hash_body(h),
+                FlightBody::Renamed(msg) => {
+                    if h.is_wide() {
+                        h.write_fp(msg_hash(msg, true));
+                    } else {
+                        h.write_u64(lane_a(msg_hash(msg, false)));
+                    }
+                }
+            }
         }
-        self.unrouted.hash(h);
-        self.undecided_timers.hash(h);
+        unrouted.hash(h);
+        undecided_timers.hash(h);
         h.write_usize(self.partitions.len());
         for (rule, heal) in &self.partitions {
             h.write_usize(*rule);
@@ -215,6 +247,20 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         }
         self.faults_used.hash(h);
     }
+}
+
+/// A message in flight as a fingerprint takes it: its ends, when it is due, and its body.
+pub(super) struct Flight<'a, M> {
+    pub from: usize,
+    pub to: usize,
+    pub due_ms: u64,
+    pub body: FlightBody<'a, M>,
+}
+
+/// The body of a [`Flight`]: a message kept as it is (with its kept hash), or a renamed one.
+pub(super) enum FlightBody<'a, M> {
+    Kept(&'a InFlight<M>),
+    Renamed(&'a M),
 }
 
 impl<S: Hash, T: Hash> ProcState<S, T> {

@@ -97,6 +97,19 @@ pub struct SymmetryGroups {
     pub apart: Vec<String>,
 }
 
+impl SymmetryGroups {
+    /// Whether process `old`'s configuration is `new`'s (the same process, or two members
+    /// of a group configured identically): a part cached for one is the other's.
+    pub(super) fn configured_alike(&self, old: ProcessId, new: ProcessId) -> bool {
+        new == old
+            || self
+                .groups
+                .iter()
+                .zip(&self.identical)
+                .any(|(g, &same)| same && g.contains(&old))
+    }
+}
+
 /// How a world's symmetry is chosen.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum SymmetryRequest {

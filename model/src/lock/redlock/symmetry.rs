@@ -20,15 +20,34 @@ impl Redlock {
     /// go out in one step, their answers are told apart by sender and their tries time out
     /// together (`SweepTimeout`). `None` when `r` is no symmetry of it.
     pub fn renamed_positions(&self, r: &Renaming) -> Option<Vec<usize>> {
-        let sequential = self.sequential();
-        self.nodes
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                let to = self.nodes.iter().position(|&m| m == r.of(n))?;
-                (i >= sequential && to >= sequential || to == i).then_some(to)
-            })
+        (0..self.nodes.len())
+            .map(|i| self.renamed_position(r, i))
             .collect()
+    }
+
+    /// Where renaming by `r` sends node position `i` ([`Redlock::renamed_positions`]).
+    fn renamed_position(&self, r: &Renaming, i: usize) -> Option<usize> {
+        let sequential = self.sequential();
+        let to = self.nodes.iter().position(|&m| m == r.of(self.nodes[i]))?;
+        (i >= sequential && to >= sequential || to == i).then_some(to)
+    }
+
+    /// Whether renaming by `r` changes `state` ([`Redlock::permute_nodes`] by
+    /// [`Redlock::renamed_positions`]): `r` is a symmetry of this protocol, a sweep is under
+    /// way, and some node's slot moves onto a slot that holds something else. Allocates
+    /// nothing.
+    pub fn moved_by(&self, state: &RedlockState, r: &Renaming) -> bool {
+        let Some(sweep) = state.phase.sweep() else {
+            return false;
+        };
+        let mut moves = false;
+        for i in 0..self.nodes.len() {
+            match self.renamed_position(r, i) {
+                None => return false,
+                Some(j) => moves |= sweep.slots[i] != sweep.slots[j],
+            }
+        }
+        moves
     }
 
     /// `state` with the node in position `i` moved to position `to[i]`

@@ -1,0 +1,78 @@
+//! Whether swapping two interchangeable processes leaves a state exactly as it is, decided
+//! by comparing the state's pieces rather than by hashing the swapped state.
+//!
+//! The idea: symmetry reduction tries every order of members whose sort keys tie, and
+//! members tie most often because they are in the same state and nothing tells them apart
+//! (two Redlock nodes holding the same key, asked the same thing at the same instant). Then
+//! the swap maps the state to itself and every order gives the same candidate, so the tie
+//! need not be tried at all. The check is exact, not a hash comparison: the two members'
+//! states are equal and neither names a renamed process, no other process's state changes
+//! under the swap, the messages in flight are the same once renamed, and the members'
+//! fault logs are equal. When it cannot say so (messages or timers still waiting for a
+//! choice, members configured differently), it answers no and the candidates are tried.
+
+use super::actor::{Actor, ProcessId};
+use super::state::StateOf;
+use super::symmetry::{Renaming, SymmetryGroups};
+use super::World;
+use std::sync::Arc;
+
+impl<A: Actor> World<A> {
+    /// Whether swapping `a` and `b` (members of one of `sym`'s groups) gives `state` back,
+    /// piece by piece; `false` when that cannot be told this way.
+    pub fn swap_fixes(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+        a: ProcessId,
+        b: ProcessId,
+    ) -> bool {
+        if !sym.configured_alike(a, b)
+            || !state.unrouted.is_empty()
+            || !state.undecided_timers.is_empty()
+        {
+            return false;
+        }
+        let (pa, pb) = (&state.procs[a], &state.procs[b]);
+        let swap = Renaming::swap(state.procs.len(), a, b);
+        let logs = &state.fault_times.per_process;
+        let same_members =
+            (super::shared::Shared::ptr_eq(pa, pb) || **pa == **pb) && logs.get(a) == logs.get(b);
+        same_members
+            && (0..state.procs.len()).all(|p| self.rename_proc(&state.procs[p], p, &swap).is_none())
+            && self.in_flight_fixed_by(state, &swap, a, b)
+    }
+
+    /// Whether the messages in flight, renamed by `swap` (of `a` and `b`) and grouped by
+    /// link again, are the same messages in the same order.
+    fn in_flight_fixed_by(
+        &self,
+        state: &StateOf<A>,
+        swap: &Renaming,
+        a: ProcessId,
+        b: ProcessId,
+    ) -> bool {
+        let touches = |m: &super::network::InFlight<A::Msg>| {
+            m.from == a || m.from == b || m.to == a || m.to == b
+        };
+        if !state.in_flight.iter().any(touches) {
+            return true;
+        }
+        let mut renamed: Vec<_> = state
+            .in_flight
+            .iter()
+            .map(|m| (swap.of(m.from), swap.of(m.to), m))
+            .collect();
+        renamed.sort_by_key(|&(from, to, _)| (from, to));
+        renamed
+            .iter()
+            .zip(&state.in_flight)
+            .all(|(&(from, to, m), kept)| {
+                from == kept.from
+                    && to == kept.to
+                    && m.due_ms == kept.due_ms
+                    && (Arc::ptr_eq(&m.msg, &kept.msg) || m.msg == kept.msg)
+                    && self.actors[m.to].rename_msg(&m.msg, swap).is_none()
+            })
+    }
+}
