@@ -4,13 +4,15 @@
 //! stopping at the first violation and exploring everything (each search capped at a
 //! state limit to keep the test short, which the parallel search must also cut at the same
 //! state). With partial-order reduction the expansions are prepared on the threads and
-//! deduplicated on one, with the same results. Random walks give the same results on any
-//! number of threads too.
+//! deduplicated on one, with the same results; so does the batch search when its trials
+//! switch batches between its threads and one thread. Random walks give the same results
+//! on any number of threads too.
 
 use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck_sim::{
     explore, explore_parallel, explore_walks, BreadthFirst, Options, Reductions, Report, Threads,
+    WallClock, WorkerTrials,
 };
 
 const MAX_STATES: u64 = 2_000;
@@ -31,6 +33,30 @@ fn verdicts(report: &Report<RedisWorld>) -> Vec<(String, String, Vec<String>)> {
         .collect()
 }
 
+/// Symmetry reduction alone (the batch search runs it; the other reductions prepare
+/// expansions on the threads instead).
+fn symmetry_only() -> Reductions {
+    Reductions {
+        partial_order: false,
+        symmetry: true,
+        dead_values: false,
+    }
+}
+
+/// Requires the same outcome, statistics, reductions and verdicts (with their paths).
+fn assert_same(parallel: &Report<RedisWorld>, sequential: &Report<RedisWorld>, what: &str) {
+    assert_eq!(parallel.outcome, sequential.outcome, "{what}");
+    assert_eq!(parallel.partial_order, sequential.partial_order, "{what}");
+    assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
+    assert_eq!(parallel.dead_values, sequential.dead_values, "{what}");
+    assert_eq!(
+        parallel.stats.results(),
+        sequential.stats.results(),
+        "{what}"
+    );
+    assert_eq!(verdicts(parallel), verdicts(sequential), "{what}");
+}
+
 fn options(scenario: &Scenario, reductions: Reductions, stop: bool, threads: usize) -> Options {
     Options {
         stop_at_first_violation: stop,
@@ -43,15 +69,10 @@ fn options(scenario: &Scenario, reductions: Reductions, stop: bool, threads: usi
 
 #[test]
 fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
-    let symmetry_only = Reductions {
-        partial_order: false,
-        symmetry: true,
-        dead_values: false,
-    };
     let mut compared = 0;
     for scenario in builtin::all() {
         let world = scenario.build().expect("a built-in builds");
-        for reductions in [Reductions::none(), symmetry_only] {
+        for reductions in [Reductions::none(), symmetry_only()] {
             // Stop at the first violation, go on, or stop once every oracle is settled.
             for (stop, settled) in [(true, false), (false, false), (false, true)] {
                 let options = |threads| Options {
@@ -66,14 +87,7 @@ fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
                         scenario.name
                     );
                     assert_eq!(parallel.threads, Threads::Ran(threads), "{what}");
-                    assert_eq!(parallel.outcome, sequential.outcome, "{what}");
-                    assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
-                    assert_eq!(
-                        parallel.stats.results(),
-                        sequential.stats.results(),
-                        "{what}"
-                    );
-                    assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+                    assert_same(&parallel, &sequential, &what);
                     compared += 1;
                 }
             }
@@ -116,16 +130,7 @@ fn with_every_reduction_every_builtin_is_searched_alike_with_expansions_prepared
                     );
                     prepared += 1;
                 }
-                assert_eq!(parallel.outcome, sequential.outcome, "{what}");
-                assert_eq!(parallel.partial_order, sequential.partial_order, "{what}");
-                assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
-                assert_eq!(parallel.dead_values, sequential.dead_values, "{what}");
-                assert_eq!(
-                    parallel.stats.results(),
-                    sequential.stats.results(),
-                    "{what}"
-                );
-                assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+                assert_same(&parallel, &sequential, &what);
             }
         }
     }
@@ -160,13 +165,7 @@ fn every_builtin_scenario_walks_alike_on_1_and_3_threads() {
         let (sequential, parallel) = (walks(1), walks(3));
         let what = format!("{}: random walks on 3 threads", scenario.name);
         assert_eq!(parallel.threads, Threads::Ran(3), "{what}");
-        assert_eq!(parallel.outcome, sequential.outcome, "{what}");
-        assert_eq!(
-            parallel.stats.results(),
-            sequential.stats.results(),
-            "{what}"
-        );
-        assert_eq!(verdicts(&parallel), verdicts(&sequential), "{what}");
+        assert_same(&parallel, &sequential, &what);
         let seeds = |r: &Report<RedisWorld>| -> Vec<Option<u64>> {
             r.properties
                 .iter()
@@ -204,4 +203,47 @@ fn walks_that_go_on_after_a_violation_run_on_one_thread() {
     };
     assert!(why.contains("goes on after a violation"), "{why}");
     assert_eq!(report.stats.runs, 8);
+}
+
+/// A wall clock whose readings alternate between slow and fast steps, so that the batch
+/// search's trials find the threads faster in some windows and slower in others.
+struct SeeSaw(std::sync::atomic::AtomicU64);
+
+impl WallClock for SeeSaw {
+    fn elapsed_ms(&self) -> u64 {
+        const STEPS_MS: [u64; 5] = [10, 1, 10, 30, 10];
+        let reading = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as usize;
+        (0..reading).map(|i| STEPS_MS[i % STEPS_MS.len()]).sum()
+    }
+}
+
+/// The batch search switched between its threads and one thread by its trials, window by
+/// window, gets every built-in's one-thread results (without reductions and with symmetry
+/// alone, exploring everything up to the cap); on most of them it switched.
+#[test]
+fn every_builtin_is_searched_alike_when_batches_switch_between_threads_and_one_thread() {
+    let mut switched = 0;
+    for scenario in builtin::all() {
+        let world = scenario.build().expect("a built-in builds");
+        for reductions in [Reductions::none(), symmetry_only()] {
+            let options = |threads| Options {
+                wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+                worker_trials: Some(WorkerTrials {
+                    warmup: 50,
+                    window: 200,
+                    settle: 10,
+                    retry_every: 2,
+                }),
+                ..options(&scenario, reductions, false, threads)
+            };
+            let sequential = explore(&world, &mut BreadthFirst::default(), options(1));
+            let parallel = explore_parallel(&world, options(2));
+            let what = format!("{} on 2 threads, {reductions:?}", scenario.name);
+            assert_same(&parallel, &sequential, &what);
+            if let Threads::Tuned { percent, .. } = parallel.threads {
+                switched += usize::from((1..=99).contains(&percent));
+            }
+        }
+    }
+    assert!(switched > 20, "only {switched} searches switched");
 }
