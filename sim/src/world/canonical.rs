@@ -66,18 +66,18 @@ impl<A: Actor> World<A> {
             let open_tie = |w: &[(u128, ProcessId)]| {
                 w[0].0 == w[1].0 && !self.swap_fixes(state, sym, w[0].1, w[1].1)
             };
-            if !keyed.windows(2).any(open_tie) {
-                for (&(_, old), &new) in keyed.iter().zip(group) {
-                    to[old] = new;
+            let open = keyed.windows(2).any(open_tie);
+            if open {
+                for (key, p) in keyed.iter_mut() {
+                    *key = lanes_in_order(self.refined_key(state, lanes_in_order(*key), *p));
                 }
-                continue;
+                keyed.sort_unstable();
             }
-            for (key, p) in keyed.iter_mut() {
-                *key = lanes_in_order(self.refined_key(state, lanes_in_order(*key), *p));
-            }
-            keyed.sort_unstable();
             for (&(_, old), &new) in keyed.iter().zip(group) {
                 to[old] = new;
+            }
+            if !open {
+                continue;
             }
             let mut start = 0;
             for end in 1..=keyed.len() {

@@ -12,6 +12,8 @@
 //! choice, members configured differently), it answers no and the candidates are tried.
 
 use super::actor::{Actor, ProcessId};
+use super::network::InFlight;
+use super::shared::Shared;
 use super::state::StateOf;
 use super::symmetry::{Renaming, SymmetryGroups};
 use super::World;
@@ -36,8 +38,7 @@ impl<A: Actor> World<A> {
         let (pa, pb) = (&state.procs[a], &state.procs[b]);
         let swap = Renaming::swap(state.procs.len(), a, b);
         let logs = &state.fault_times.per_process;
-        let same_members =
-            (super::shared::Shared::ptr_eq(pa, pb) || **pa == **pb) && logs.get(a) == logs.get(b);
+        let same_members = (Shared::ptr_eq(pa, pb) || **pa == **pb) && logs.get(a) == logs.get(b);
         same_members
             && (0..state.procs.len()).all(|p| self.rename_proc(&state.procs[p], p, &swap).is_none())
             && self.in_flight_fixed_by(state, &swap, a, b)
@@ -52,9 +53,7 @@ impl<A: Actor> World<A> {
         a: ProcessId,
         b: ProcessId,
     ) -> bool {
-        let touches = |m: &super::network::InFlight<A::Msg>| {
-            m.from == a || m.from == b || m.to == a || m.to == b
-        };
+        let touches = |m: &InFlight<A::Msg>| m.from == a || m.from == b || m.to == a || m.to == b;
         if !state.in_flight.iter().any(touches) {
             return true;
         }
