@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Breaks partial-order and symmetry reduction and the value abstraction on purpose, one way at a time, and runs the
-# differential tests (tests/reduction_differential.rs, tests/node_symmetry.rs,
+# differential tests (tests/reduction_differential.rs, tests/node_symmetry.rs, tests/key_memo.rs,
 # sim/tests/reduction_proviso.rs, sim/tests/symmetry.rs, sim/tests/dead_values.rs,
 # sim/tests/fault_timing.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
@@ -28,6 +28,8 @@ mutations=(
   'symmetry: fault envelope not checked@@sim/src/world/symmetry.rs@@envelope_refusal(&self.faults, &r)@@Ok::<(), String>(())'
   'symmetry: a Redlock sweep keeps its slots when its nodes are renamed@@model/src/lock/redlock/symmetry.rs@@sweep.permute(to);@@let _ = (sweep, to);'
   'symmetry: Redlock nodes asked one after another trade places@@model/src/lock/redlock/symmetry.rs@@(i >= sequential && to >= sequential || to == i).then_some(to)@@Some(to).filter(|_| sequential < usize::MAX)'
+  'symmetry: a remembered key answers for the other kind of key@@sim/src/world/key_memo.rs@@(r.own == lane_a(own) && r.live == live)@@(r.own == lane_a(own))'
+  'symmetry: a remembered key answers for a changed state@@sim/src/world/key_memo.rs@@(r.own == lane_a(own) && r.live == live)@@(r.live == live)'
   'dead values: a client declares them in every phase@@model/src/lock/client.rs@@state.phase == Phase::Done@@true'
   'dead values: the network left out of live fingerprints@@sim/src/world/live.rs@@state.hash_rest(&mut h);@@'
 )
@@ -64,7 +66,7 @@ PY
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
     cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values --test fault_timing &&
-      cargo test --release --test reduction_differential --test node_symmetry --test scenario_verdicts
+      cargo test --release --test reduction_differential --test node_symmetry --test key_memo --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"
   else

@@ -4,10 +4,11 @@
 //! symmetry reduction ran or was refused. The whole bounded space is explored (no stop at
 //! the first violation), so the figures are the full cost.
 //!
-//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [--threads N] [--max-states N] [--branching] [NAME|FILE...]`
+//! `cargo run --release --example scenarios_bench [--reduced-only|--unreduced-only] [--no-symmetry] [--threads N] [--max-states N] [--branching] [NAME|FILE...]`
 //! (one thread unless `--threads` says more; the results are the same for every number;
-//! `--max-states` replaces the scenarios' own state limit; `--branching` prints each run's
-//! branching by kind of choice on stderr, as `check --stats` does, for the whole space)
+//! `--no-symmetry` leaves symmetry reduction out of the reduced column; `--max-states`
+//! replaces the scenarios' own state limit; `--branching` prints each run's branching by
+//! kind of choice on stderr, as `check --stats` does, for the whole space)
 
 use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::file::load_scenario;
@@ -93,6 +94,10 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let reduced_only = take_flag(&mut args, "--reduced-only");
     let unreduced_only = take_flag(&mut args, "--unreduced-only");
+    let reductions = Reductions {
+        symmetry: !take_flag(&mut args, "--no-symmetry"),
+        ..Reductions::all()
+    };
     let threads = take_value(&mut args, "--threads").map_or(1, |t| {
         t.parse()
             .unwrap_or_else(|_| panic!("--threads takes a number, not {t}"))
@@ -130,7 +135,7 @@ fn main() {
         .iter()
         .map(|f| load_scenario(f).unwrap_or_else(|e| panic!("{f}: {}", e.message)));
     for scenario in builtins.chain(from_files) {
-        let reduced = (!unreduced_only).then(|| run(&scenario, Reductions::all(), &settings));
+        let reduced = (!unreduced_only).then(|| run(&scenario, reductions, &settings));
         let unreduced = (!reduced_only).then(|| run(&scenario, Reductions::none(), &settings));
         let factor = match (&reduced, &unreduced) {
             (Some(r), Some(u)) if r.complete && u.complete => {

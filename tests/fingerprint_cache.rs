@@ -5,35 +5,15 @@
 //! one instant and moved to a later one (the actors write their times linearly) is the part
 //! computed there, on every state of a bounded search of every built-in.
 
-use lockcheck::oracles::{RedisState, RedisWorld};
+mod common;
+
+use common::walks::walk;
 use lockcheck::scenario::builtin;
 use lockcheck_sim::world::{time_shifts_verified, verify_time_shifts, Shared, WorldAction};
-use lockcheck_sim::{explore, lane_a, lane_b, BreadthFirst, Model, Options, Prng, Reductions};
+use lockcheck_sim::{explore, lane_a, lane_b, BreadthFirst, Model, Options, Reductions};
 
 const SEEDS: u64 = 6;
 const STEPS: usize = 400;
-
-type Action = <RedisWorld as Model>::Action;
-
-/// Walks `world` from its initial state with seed `seed`, calling `visit` on every step.
-fn walk(world: &RedisWorld, seed: u64, mut visit: impl FnMut(&RedisState, &Action, &RedisState)) {
-    let mut rng = Prng::from_seed(seed);
-    let mut state = world.init_states().remove(0);
-    let mut actions = Vec::new();
-    for _ in 0..STEPS {
-        actions.clear();
-        world.actions(&state, &mut actions);
-        if actions.is_empty() {
-            return;
-        }
-        let action = &actions[rng.index(actions.len())];
-        let next = world
-            .next_state(&state, action)
-            .expect("a world always steps");
-        visit(&state, action, &next);
-        state = next;
-    }
-}
 
 #[test]
 fn cached_fingerprints_equal_fingerprints_from_scratch_on_every_builtin() {
@@ -46,7 +26,7 @@ fn cached_fingerprints_equal_fingerprints_from_scratch_on_every_builtin() {
             world.fingerprint_from_scratch(&init)
         );
         for seed in 0..SEEDS {
-            walk(&world, seed, |_, _, next| {
+            walk(&world, seed, STEPS, |_, _, next| {
                 let now = next.now_ms;
                 assert!(
                     next.procs.iter().all(|p| p.cached_hash(now).is_some()),
@@ -80,7 +60,7 @@ fn wide_fingerprints_are_exact_and_keep_lane_a_on_every_builtin() {
             .with_wide_fingerprints(true);
         let constant_b = lane_b(narrow.fingerprint(&narrow.init_states().remove(0)));
         for seed in 0..2 {
-            walk(&wide, seed, |_, _, next| {
+            walk(&wide, seed, STEPS, |_, _, next| {
                 let fp = wide.fingerprint(next);
                 let name = &scenario.name;
                 assert_eq!(
@@ -108,7 +88,7 @@ fn a_step_copies_only_the_processes_it_changes() {
     let world = scenario.build().expect("built-ins build");
     let (mut steps, mut shared) = (0usize, 0usize);
     for seed in 0..SEEDS {
-        walk(&world, seed, |state, action, next| {
+        walk(&world, seed, STEPS, |state, action, next| {
             let copied = state
                 .procs
                 .iter()

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod verdicts;
+pub mod walks;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -27,6 +27,7 @@
 
 use super::actor::{Actor, ProcessId};
 use super::fault_timing::FaultTimes;
+use super::key_memo::KeyMemo;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
 use super::state::{Life, PendingTimer, ProcState, StateOf};
@@ -39,6 +40,10 @@ use std::sync::Arc;
 /// The most renamings tried for one state (every order of up to five tied members).
 pub const MAX_CANDIDATES: usize = 120;
 
+/// The swaps of two members asked about in one canonicalisation, with the answers
+/// ([`World::swap_fixes_asked`]).
+pub(super) type SwapsAsked = Vec<((ProcessId, ProcessId), bool)>;
+
 impl<A: Actor> World<A> {
     /// The permutation that sorts each group's members by their fingerprint part (ties in
     /// id order), and the runs of tied places: each a list of the ids the tied members go to.
@@ -46,6 +51,7 @@ impl<A: Actor> World<A> {
         &self,
         state: &StateOf<A>,
         sym: &SymmetryGroups,
+        asked: &mut SwapsAsked,
     ) -> (Renaming, Vec<Vec<ProcessId>>) {
         let now = state.now_ms;
         let mut to: Vec<ProcessId> = (0..self.processes.len()).collect();
@@ -64,7 +70,7 @@ impl<A: Actor> World<A> {
             // Members tied by their own parts whose swaps leave the state as it is (see
             // `fixed_swap.rs`) may go in any order: every order gives the same state.
             let open_tie = |w: &[(u128, ProcessId)]| {
-                w[0].0 == w[1].0 && !self.swap_fixes(state, sym, w[0].1, w[1].1)
+                w[0].0 == w[1].0 && !self.swap_fixes_asked(state, sym, (w[0].1, w[1].1), asked)
             };
             let open = keyed.windows(2).any(open_tie);
             if open {
@@ -155,13 +161,37 @@ impl<A: Actor> World<A> {
         sym: &SymmetryGroups,
         live: bool,
     ) -> (Fingerprint, bool) {
-        let (sorting, mut ties) = self.sorting_renaming(state, sym);
-        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, live));
+        let own = crate::model::Model::fingerprint(self, state);
+        if let Some(key) = state.key_memo.get(own, live) {
+            return key;
+        }
+        let key = self.canonical_fingerprint_computed(state, sym, live, own);
+        state.key_memo.remember(own, live, key);
+        key
+    }
+
+    /// [`World::canonical_fingerprint_by`] computed, `own` being `state`'s plain
+    /// fingerprint.
+    fn canonical_fingerprint_computed(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+        live: bool,
+        own: Fingerprint,
+    ) -> (Fingerprint, bool) {
+        let mut asked = SwapsAsked::new();
+        let (sorting, mut ties) = self.sorting_renaming(state, sym, &mut asked);
+        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, live, &mut asked));
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
             let candidate = if r.is_identity() && grouped {
-                (self.own_fingerprint(state, live), false)
+                let unrenamed = if live {
+                    self.live_fingerprint(state)
+                } else {
+                    own
+                };
+                (unrenamed, false)
             } else {
                 (self.renamed_fingerprint(state, r, sym, live), true)
             };
@@ -192,13 +222,14 @@ impl<A: Actor> World<A> {
         sorting: &Renaming,
         tie: &[ProcessId],
         live: bool,
+        asked: &mut SwapsAsked,
     ) -> bool {
         let members: Vec<ProcessId> = (0..sorting.to.len())
             .filter(|&old| tie.contains(&sorting.of(old)))
             .collect();
         if members
             .windows(2)
-            .all(|w| self.swap_fixes(state, sym, w[0], w[1]))
+            .all(|w| self.swap_fixes_asked(state, sym, (w[0], w[1]), asked))
         {
             return true;
         }
@@ -251,6 +282,7 @@ impl<A: Actor> World<A> {
                     .map(|new| state.fault_times.per_process[from[new]])
                     .collect(),
             },
+            key_memo: KeyMemo::default(),
         }
     }
 

@@ -36,12 +36,31 @@ impl<A: Actor> World<A> {
             return false;
         }
         let (pa, pb) = (&state.procs[a], &state.procs[b]);
-        let swap = Renaming::swap(state.procs.len(), a, b);
         let logs = &state.fault_times.per_process;
-        let same_members = (Shared::ptr_eq(pa, pb) || **pa == **pb) && logs.get(a) == logs.get(b);
-        same_members
-            && (0..state.procs.len()).all(|p| self.rename_proc(&state.procs[p], p, &swap).is_none())
+        if !((Shared::ptr_eq(pa, pb) || **pa == **pb) && logs.get(a) == logs.get(b)) {
+            return false;
+        }
+        let swap = Renaming::swap(state.procs.len(), a, b);
+        (0..state.procs.len()).all(|p| self.rename_proc(&state.procs[p], p, &swap).is_none())
             && self.in_flight_fixed_by(state, &swap, a, b)
+    }
+
+    /// [`World::swap_fixes`], answered from `asked` when the pair was asked about before
+    /// (one canonicalisation asks about a tied pair when it sorts and again when it tries
+    /// the ties), and remembered there otherwise.
+    pub(super) fn swap_fixes_asked(
+        &self,
+        state: &StateOf<A>,
+        sym: &SymmetryGroups,
+        (a, b): (ProcessId, ProcessId),
+        asked: &mut super::canonical::SwapsAsked,
+    ) -> bool {
+        if let Some(&(_, fixes)) = asked.iter().find(|(pair, _)| *pair == (a, b)) {
+            return fixes;
+        }
+        let fixes = self.swap_fixes(state, sym, a, b);
+        asked.push(((a, b), fixes));
+        fixes
     }
 
     /// Whether the messages in flight, renamed by `swap` (of `a` and `b`) and grouped by

@@ -24,6 +24,7 @@ mod faults;
 mod fixed_swap;
 mod independence;
 mod inject;
+mod key_memo;
 mod label;
 mod live;
 mod network;
@@ -43,6 +44,7 @@ pub use fault_timing::{Anchor, FaultRule, FaultTimes, FaultTiming, FaultWindow, 
 pub use faults::{
     ClockStepFault, CrashFault, FaultEnvelope, FaultsUsed, PartitionFault, PauseFault,
 };
+pub use key_memo::KeyMemo;
 pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
 pub use shared::{time_shifts_verified, verify_time_shifts, Shared};

@@ -9,6 +9,7 @@ use super::actor::{Actor, LocalNow};
 use super::clock::ClockSpec;
 use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
+use super::key_memo::KeyMemo;
 use super::network::{msg_hash, InFlight, Unrouted};
 use super::shared::Shared;
 use crate::fingerprint::{lane_a, Fingerprint, FpHasher, TimeShift};
@@ -90,6 +91,9 @@ pub struct WorldState<S, M, T> {
     /// When anchors held and each process's faults, for the envelope's timing (hashed by
     /// the world, which knows the windows: see `fault_timing.rs`).
     pub fault_times: FaultTimes,
+    /// The key of this state's symmetry class, once computed (see `key_memo.rs`); empty in
+    /// a copy, ignored when states are compared or hashed.
+    pub key_memo: KeyMemo,
 }
 
 /// The world state of actor type `A`.
@@ -122,6 +126,7 @@ impl<S, M, T> WorldState<S, M, T> {
             partitions: Vec::new(),
             faults_used: Default::default(),
             fault_times: Default::default(),
+            key_memo: KeyMemo::default(),
         }
     }
 }

@@ -35,13 +35,17 @@ impl Redlock {
     /// Whether renaming by `r` changes `state` ([`Redlock::permute_nodes`] by
     /// [`Redlock::renamed_positions`]): `r` is a symmetry of this protocol, a sweep is under
     /// way, and some node's slot moves onto a slot that holds something else. Allocates
-    /// nothing.
+    /// nothing, and looks only at the nodes `r` moves: a node it keeps keeps its position
+    /// (the nodes are distinct), which is always a symmetry and moves no slot.
     pub fn moved_by(&self, state: &RedlockState, r: &Renaming) -> bool {
         let Some(sweep) = state.phase.sweep() else {
             return false;
         };
         let mut moves = false;
-        for i in 0..self.nodes.len() {
+        for (i, &node) in self.nodes.iter().enumerate() {
+            if r.of(node) == node {
+                continue;
+            }
             match self.renamed_position(r, i) {
                 None => return false,
                 Some(j) => moves |= sweep.slots[i] != sweep.slots[j],
