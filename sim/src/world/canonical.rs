@@ -181,17 +181,14 @@ impl<A: Actor> World<A> {
     ) -> (Fingerprint, bool) {
         let mut asked = SwapsAsked::new();
         let (sorting, mut ties) = self.sorting_renaming(state, sym, &mut asked);
-        ties.retain(|tie| !self.fixed_by_every_order(state, sym, &sorting, tie, live, &mut asked));
+        ties.retain(|tie| {
+            !self.fixed_by_every_order(state, sym, &sorting, tie, (live, own), &mut asked)
+        });
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
             let candidate = if r.is_identity() && grouped {
-                let unrenamed = if live {
-                    self.live_fingerprint(state)
-                } else {
-                    own
-                };
-                (unrenamed, false)
+                (self.own_fingerprint(state, live, own), false)
             } else {
                 (self.renamed_fingerprint(state, r, sym, live), true)
             };
@@ -202,26 +199,27 @@ impl<A: Actor> World<A> {
         best.expect("at least the sorting renaming is tried")
     }
 
-    /// `state`'s own fingerprint: the live one when `live`, else the plain one.
-    fn own_fingerprint(&self, state: &StateOf<A>, live: bool) -> Fingerprint {
+    /// `state`'s own fingerprint: the live one when `live`, else the plain one, `plain`.
+    fn own_fingerprint(&self, state: &StateOf<A>, live: bool, plain: Fingerprint) -> Fingerprint {
         if live {
             self.live_fingerprint(state)
         } else {
-            crate::model::Model::fingerprint(self, state)
+            plain
         }
     }
 
     /// Whether every order of the members that `sorting` sends to the places `tie` leaves
     /// `state` as it is: each swap of two consecutive members does (the swaps of
     /// consecutive members generate every order of them). Then every order of the tie gives
-    /// the same candidate, and one of them is enough.
+    /// the same candidate, and one of them is enough. `live` is the kind of key asked for,
+    /// `plain` the state's plain fingerprint.
     fn fixed_by_every_order(
         &self,
         state: &StateOf<A>,
         sym: &SymmetryGroups,
         sorting: &Renaming,
         tie: &[ProcessId],
-        live: bool,
+        (live, plain): (bool, Fingerprint),
         asked: &mut SwapsAsked,
     ) -> bool {
         let members: Vec<ProcessId> = (0..sorting.to.len())
@@ -237,7 +235,7 @@ impl<A: Actor> World<A> {
         if members.len() < 3 {
             return false;
         }
-        let own = self.own_fingerprint(state, live);
+        let own = self.own_fingerprint(state, live, plain);
         let n = state.procs.len();
         members.windows(2).all(|w| {
             self.renamed_fingerprint(state, &Renaming::swap(n, w[0], w[1]), sym, live) == own
