@@ -3,7 +3,9 @@
 # (examples/pausable_lock.rs) on T threads, then the membound microbenchmark
 # (examples/membound.rs: random 8-byte inserts into a visited table of the same size, split
 # into T shards), and prints the search's unique states a second per thread over membound's
-# inserts a second per thread.
+# inserts a second per thread. With more than one thread it also runs membound on one, and
+# prints how far the machine's own random inserts scale from one thread to T: a search
+# whose time goes to the table cannot scale further than that.
 #
 #   bench/membound/run.sh [--threads T] [CONFIG]
 #
@@ -36,3 +38,12 @@ awk -v rate="$rate" -v t="$threads" -v ins="$inserts" 'BEGIN {
     per_thread = rate * 1e6 / t
     printf "search: %.2f M states/s a thread; membound: %.2f M inserts/s a thread; ratio %.3f\n",
         per_thread / 1e6, ins / 1e6, per_thread / ins }'
+
+if [ "$threads" -gt 1 ]; then
+    one=$("$target/release/examples/membound" --threads 1 "$states")
+    single=$(echo "$one" | sed -n 's/.* per_second=\([0-9]*\) .*/\1/p')
+    total=$(echo "$bound" | sed -n 's/.* per_second=\([0-9]*\) .*/\1/p')
+    awk -v one="$single" -v all="$total" -v t="$threads" 'BEGIN {
+        printf "machine: random inserts %.2f M/s on 1 thread, %.2f M/s on %d: %.2fx\n",
+            one / 1e6, all / 1e6, t, all / one }'
+fi
