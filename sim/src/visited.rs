@@ -42,7 +42,8 @@ pub struct VisitedSet {
     /// Under hash compaction, the compact table in front of the slots (which then hold
     /// only the states beyond its plan), and the bits a slot's match is left to chance.
     compact: Option<(CompactTable, u32)>,
-    /// Lane A of fingerprints met lately, by their high bits (zero: none): see [`Recent`].
+    /// Lane A of the fingerprints met lately, asked before the table (narrow, exact sets
+    /// only): see [`Recent`].
     recent: Recent,
 }
 

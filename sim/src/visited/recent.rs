@@ -6,14 +6,12 @@
 //! (40 % of the lookups of the pausable-lock benchmark). It is exact: it can only say "seen",
 //! and only for a fingerprint the table holds.
 
-/// A small direct-mapped cache of fingerprints met lately, in front of the table: most
-/// successors a search meets again were met a few expansions before (the two orders of a
-/// diamond), and finding them here saves the table's cache miss.
+/// Lane A of the fingerprints met lately, one per slot (zero: none).
 ///
-/// It can only say "seen": it holds lane A of fingerprints that are in the table (inserted
-/// or found there), and the table never forgets one but in `clear`, which empties it too.
-/// A narrow, exact set uses it; a wide set compares lane B too, and a compact set counts its
-/// comparisons, so they go to their tables.
+/// Why its answers are the table's: it holds only fingerprints that are in the table
+/// (inserted or found there), and the table never forgets one but in `clear`, which empties
+/// this too. A narrow, exact set uses it; a wide set compares lane B too, and a compact set
+/// counts its comparisons, so they go to their tables.
 #[derive(Clone, Debug)]
 pub(super) struct Recent(Vec<u64>);
 
