@@ -53,7 +53,10 @@ pub(super) fn admit_chunk<S>(
         log_choices,
         entries,
     } = slots;
-    entries.clear();
+    // Pushed to a vector of this thread's own: the chunks' vectors lie side by side in one
+    // array, and every push writes a length into a cache line the other threads write too.
+    let mut own = std::mem::take(entries);
+    own.clear();
     let mut out = Admitted {
         expanded_states: parents.len() as u64,
         transitions: chunk.cands.len() as u64,
@@ -93,7 +96,7 @@ pub(super) fn admit_chunk<S>(
             let depth = parent.depth + 1;
             out.max_depth = out.max_depth.max(depth);
             out.max_virtual_time_ms = out.max_virtual_time_ms.max(cand.vt);
-            entries.push(Pending {
+            own.push(Pending {
                 state: cand.state,
                 node,
                 depth,
@@ -103,6 +106,7 @@ pub(super) fn admit_chunk<S>(
         }
         taken = end;
     }
+    *entries = own;
     assert_eq!(
         entries.len(),
         log_parents.len(),
