@@ -189,6 +189,7 @@ fn check_safe_scenario_exits_zero() {
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(out.stdout.contains("verdict: no violation found"));
     assert!(out.stdout.contains("outcome: complete"));
+    assert!(!out.stdout.contains("hint:"), "{}", out.stdout);
     let j = json(&lockcheck_in(
         &dir,
         &["check", "fencing-prevents-damage", "--json"],
@@ -206,6 +207,27 @@ fn a_limit_before_a_verdict_exits_three() {
     );
     assert_eq!(out.code, 3, "{}", out.stdout);
     assert!(out.stdout.contains("NO VERDICT: the state limit"));
+    // The hint says how far the search got, as the statistics line does, and what bounds it.
+    let stats = (out.stdout.lines())
+        .find(|l| l.starts_with("statistics:"))
+        .expect("a statistics line");
+    let field = |name: &str| {
+        let rest = &stats[stats.find(name).expect("the field") + name.len()..];
+        rest.split(',').next().unwrap_or_default().to_string()
+    };
+    let (depth, covered) = (field("depth "), field("virtual time covered "));
+    let hint = out.stdout.lines().find(|l| l.starts_with("hint:"));
+    assert_eq!(
+        hint,
+        Some(format!(
+            "hint: the search got {covered} into virtual time (depth {depth}); a bound \
+             (`--max-virtual-time`, `--max-depth`) gives a complete verdict on less of the \
+             space, and `--stats` shows which choices multiply the states"
+        ))
+        .as_deref(),
+        "{}",
+        out.stdout
+    );
     let j = json(&lockcheck_in(
         &dir,
         &[

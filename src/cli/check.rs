@@ -23,7 +23,7 @@ use crate::report::{seconds, timeline};
 use crate::saved::save_violation;
 use crate::scenario::file::load_scenario;
 use crate::scenario::Scenario;
-use lockcheck_sim::{Limit, Outcome, Trace};
+use lockcheck_sim::{Limit, Outcome, Report, Trace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -70,6 +70,9 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         let hollow = checked.report.hollow();
         let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
         text.push_str(&line);
+        if !a.random {
+            text.extend(limit_hint(&checked.report));
+        }
         if !hollow.is_empty() {
             text.push_str(&format!(
                 "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
@@ -239,4 +242,20 @@ fn no_violation_verdict(checked: &Checked, limits: &Limits) -> (String, &'static
         "verdict: NO VERDICT: the {why} was reached before the search was done (no violation among the states explored)\n"
     );
     (line, "limit_reached", EXIT_LIMIT)
+}
+
+/// For an exhaustive search that ran into a limit: how far it got, and the bounds under
+/// which a search completes on less of the space.
+fn limit_hint(report: &Report<RedisWorld>) -> Option<String> {
+    let Outcome::LimitReached(_) = report.outcome else {
+        return None;
+    };
+    let s = &report.stats;
+    Some(format!(
+        "hint: the search got {} into virtual time (depth {}); a bound \
+         (`--max-virtual-time`, `--max-depth`) gives a complete verdict on less of the space, \
+         and `--stats` shows which choices multiply the states\n",
+        seconds(s.max_virtual_time_ms),
+        s.max_depth,
+    ))
 }

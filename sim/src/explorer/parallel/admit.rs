@@ -11,6 +11,7 @@ use crate::frontier::Pending;
 use std::sync::atomic::Ordering;
 
 /// What admitting one chunk gave: its statistics (its new entries went to a buffer).
+#[derive(Default)]
 pub(super) struct Admitted {
     pub expanded_states: u64,
     pub transitions: u64,
@@ -60,12 +61,7 @@ pub(super) fn admit_chunk<S>(
     let mut out = Admitted {
         expanded_states: parents.len() as u64,
         transitions: chunk.cands.len() as u64,
-        cut_off_states: 0,
-        cut_by_depth: false,
-        cut_by_time: false,
-        max_depth: 0,
-        max_virtual_time_ms: 0,
-        branching: Branching::default(),
+        ..Admitted::default()
     };
     let mut cands = chunk.cands.drain(..).zip(chunk.new.drain(..));
     let mut taken = 0;
