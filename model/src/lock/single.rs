@@ -282,6 +282,15 @@ impl Engine for SingleNode {
     }
 
     fn release(&self, state: &mut SingleState, io: &mut LockIo) {
+        // Released while still acquiring (a detector's abort): the acquisition's timers
+        // would fire into `Releasing` and do nothing, so they go now.
+        if let SingleState::Discovering { tag, .. } | SingleState::Acquiring { tag, .. } = *state {
+            io.cancel_timer(LockTimer::RequestTimeout(tag));
+        }
+        if state.tries_mut().is_some() {
+            io.cancel_timer(LockTimer::Retry);
+            io.cancel_timer(LockTimer::AcquireDeadline);
+        }
         let node = match *state {
             SingleState::Holding { node } | SingleState::Extending { node } => node,
             _ => self.node,
