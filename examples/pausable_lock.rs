@@ -19,6 +19,7 @@
 mod pausable_lock;
 
 use lockcheck::sim::{explore_parallel, Options, Outcome, Report};
+use lockcheck_sim::{Limits, Parallelism, Stop, Storage};
 use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -54,11 +55,20 @@ fn main() -> ExitCode {
 
     let explore_start = Instant::now();
     let options = Options {
-        stop_at_first_violation: false,
-        threads,
-        wide_fingerprints: wide,
-        hash_compaction: planned.is_some(),
-        max_states: planned,
+        stop: Stop::Never,
+        limits: Limits {
+            max_states: planned,
+            ..Limits::default()
+        },
+        parallelism: Parallelism {
+            threads,
+            ..Parallelism::default()
+        },
+        storage: Storage {
+            wide_fingerprints: wide,
+            hash_compaction: planned.is_some(),
+            ..Storage::default()
+        },
         ..Options::default()
     };
     let report = explore_parallel(&model, options);
@@ -95,7 +105,7 @@ fn main() -> ExitCode {
 
 /// The threads, the collision estimate, the counterexample and the spec rule's prediction.
 fn print_verdict(report: &Report<PausableLock>, model: &PausableLock) {
-    println!("threads: {}", report.threads);
+    println!("threads: {}", report.ran());
     match (report.collision_probability(), report.compaction) {
         (Some(p), Some(c)) => println!(
             "hash compaction: {} fingerprints in {} slots of 4 bytes ({} whole), {} comparisons: \
@@ -104,7 +114,7 @@ fn print_verdict(report: &Report<PausableLock>, model: &PausableLock) {
         ),
         (Some(p), None) => println!(
             "probability that two states share a {}-bit fingerprint: {p:.1e}",
-            report.fingerprints.bits()
+            report.plan.width.bits()
         ),
         (None, _) => {}
     }

@@ -20,6 +20,7 @@ use lockcheck::sim::{
     bfs_order, choice_path, explore, explore_shard, union_len, BreadthFirst, Fingerprint, Options,
     ShardPlan,
 };
+use lockcheck_sim::Stop;
 use pausable_lock::PausableLock;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
     }
     if compare {
         let options = Options {
-            stop_at_first_violation: false,
+            stop: Stop::Never,
             ..Options::default()
         };
         let whole = explore(&model, &mut BreadthFirst::default(), options);
@@ -93,7 +94,7 @@ fn run_shards(
     for k in 0..shards {
         let plan = ShardPlan::new(shards, k)?;
         let options = Options {
-            stop_at_first_violation: false,
+            stop: Stop::Never,
             ..Options::default()
         };
         let shard_start = Instant::now();

@@ -42,11 +42,20 @@ struct Settings {
 fn run(scenario: &Scenario, reductions: Reductions, settings: &Settings) -> Figures {
     let defaults = scenario.explore.options();
     let options = lockcheck_sim::Options {
-        max_states: settings.max_states.or(defaults.max_states),
-        wall_clock: Some(Arc::new(SystemWallClock::start())),
-        stop_at_first_violation: false,
+        stop: lockcheck_sim::Stop::Never,
         reductions,
-        threads: settings.threads,
+        limits: lockcheck_sim::Limits {
+            max_states: settings.max_states.or(defaults.limits.max_states),
+            ..defaults.limits
+        },
+        parallelism: lockcheck_sim::Parallelism {
+            threads: settings.threads,
+            ..defaults.parallelism
+        },
+        hooks: lockcheck_sim::Hooks {
+            wall_clock: Some(Arc::new(SystemWallClock::start())),
+            ..defaults.hooks
+        },
         ..defaults
     };
     let started = Instant::now();
@@ -62,7 +71,7 @@ fn run(scenario: &Scenario, reductions: Reductions, settings: &Settings) -> Figu
         }
     }
     let outcome = checked.report.outcome;
-    let symmetry = match &checked.report.symmetry {
+    let symmetry = match &checked.report.plan.symmetry {
         Symmetry::On(_) => "on".to_string(),
         Symmetry::Off => "off".to_string(),
         Symmetry::Unavailable(_) => "refused".to_string(),

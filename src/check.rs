@@ -8,6 +8,7 @@
 
 use crate::oracles::RedisWorld;
 use crate::scenario::{build::ScenarioError, Expected, Scenario};
+use lockcheck_sim::Limits;
 use lockcheck_sim::{explore_parallel, explore_walks, Options, Path, Report};
 
 /// How to search.
@@ -73,13 +74,16 @@ pub fn check_with(
 ) -> Result<Checked, ScenarioError> {
     let world = scenario
         .build()?
-        .with_wide_fingerprints(options.wide_fingerprints);
+        .with_wide_fingerprints(options.storage.wide_fingerprints);
     let report = match mode {
         Mode::Exhaustive => explore_parallel(&world, options),
         Mode::Random { first, count } => {
             let seeds = first..first.saturating_add(count);
             let options = Options {
-                max_states: None,
+                limits: Limits {
+                    max_states: None,
+                    ..options.limits
+                },
                 ..options
             };
             explore_walks(&world, seeds, scenario.explore.random_max_steps, options)

@@ -104,14 +104,14 @@ pub fn plan_hash(
             .expect("a scenario always serialises")
             .as_bytes(),
     );
-    h.write_u64(options.max_states.unwrap_or(u64::MAX));
-    h.write_u64(options.max_depth.map_or(u64::MAX, u64::from));
-    h.write_u64(options.max_virtual_time_ms.unwrap_or(u64::MAX));
+    h.write_u64(options.limits.max_states.unwrap_or(u64::MAX));
+    h.write_u64(options.limits.max_depth.map_or(u64::MAX, u64::from));
+    h.write_u64(options.limits.max_virtual_time_ms.unwrap_or(u64::MAX));
     h.write_u8(options.reductions.symmetry as u8);
-    h.write_u8(options.stop_at_first_violation as u8);
+    h.write_u8((options.stop == lockcheck_sim::Stop::AtFirstViolation) as u8);
     // 128-bit keys are another plan (their key files cannot be merged with 64-bit ones);
     // 64-bit plans hash as they did before the wide mode existed.
-    if options.wide_fingerprints {
+    if options.storage.wide_fingerprints {
         h.write_u32(128);
     }
     h.write_u32(plan.shards);

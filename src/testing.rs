@@ -78,7 +78,7 @@ pub fn check_random(scenario: &Scenario, seeds: u64) -> CheckedScenario {
 
 fn run(scenario: &Scenario, mode: Mode) -> CheckedScenario {
     let mut options = scenario.explore.options();
-    options.wall_clock = Some(Arc::new(SystemWallClock::start()));
+    options.hooks.wall_clock = Some(Arc::new(SystemWallClock::start()));
     match check_with(scenario, mode, options) {
         Ok(checked) => CheckedScenario {
             scenario: scenario.clone(),

@@ -15,8 +15,7 @@ const LIMIT: Duration = Duration::from_secs(300);
 
 fn all_oracles(scenario: &Scenario) -> Checked {
     let options = lockcheck_sim::Options {
-        stop_at_first_violation: false,
-        stop_when_all_settled: true,
+        stop: lockcheck_sim::Stop::WhenAllSettled,
         ..scenario.explore.options()
     };
     check_with(scenario, Mode::Exhaustive, options).unwrap()

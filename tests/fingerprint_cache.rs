@@ -11,6 +11,7 @@ use common::walks::walk;
 use lockcheck::scenario::builtin;
 use lockcheck_sim::world::{time_shifts_verified, verify_time_shifts, Shared, WorldAction};
 use lockcheck_sim::{explore, lane_a, lane_b, BreadthFirst, Model, Options, Reductions};
+use lockcheck_sim::{Limits, Stop};
 
 const SEEDS: u64 = 6;
 const STEPS: usize = 400;
@@ -124,9 +125,12 @@ fn parts_moved_with_time_equal_parts_computed_afresh_on_every_builtin() {
         let before = time_shifts_verified();
         for reductions in [Reductions::none(), Reductions::default()] {
             let options = Options {
-                stop_at_first_violation: false,
-                max_states: Some(3_000),
+                stop: Stop::Never,
                 reductions,
+                limits: Limits {
+                    max_states: Some(3_000),
+                    ..scenario.explore.options().limits
+                },
                 ..scenario.explore.options()
             };
             explore(&world, &mut BreadthFirst::default(), options);

@@ -8,6 +8,7 @@ use common::verdicts::assert_same_verdicts;
 use common::{lockcheck_within, workdir};
 use lockcheck::check::{check_with, Mode};
 use lockcheck::scenario::builtin;
+use lockcheck_sim::{Limits, Parallelism, Stop, Storage};
 use lockcheck_sim::{Options, Reductions, Width};
 use std::time::Duration;
 
@@ -19,25 +20,31 @@ fn every_builtin_searched_with_128_bits_gives_the_64_bit_search_results() {
     for scenario in builtin::all() {
         let run = |wide: bool| {
             let options = Options {
-                stop_at_first_violation: false,
-                max_states: Some(CAP),
+                stop: Stop::Never,
                 reductions: Reductions::all(),
-                wide_fingerprints: wide,
+                limits: Limits {
+                    max_states: Some(CAP),
+                    ..scenario.explore.options().limits
+                },
+                storage: Storage {
+                    wide_fingerprints: wide,
+                    ..scenario.explore.options().storage
+                },
                 ..scenario.explore.options()
             };
             check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build")
         };
         let (narrow, wide) = (run(false), run(true));
         let name = &scenario.name;
-        assert_eq!(narrow.report.fingerprints, Width::Bits64, "{name}");
-        assert_eq!(wide.report.fingerprints, Width::Bits128, "{name}");
+        assert_eq!(narrow.report.plan.width, Width::Bits64, "{name}");
+        assert_eq!(wide.report.plan.width, Width::Bits128, "{name}");
         assert_eq!(narrow.report.outcome, wide.report.outcome, "{name}");
         let (n, w) = (&narrow.report.stats, &wide.report.stats);
         assert_eq!(n.unique_states, w.unique_states, "{name}");
         assert_eq!(n.transitions, w.transitions, "{name}");
         assert_eq!(n.reduced_states, w.reduced_states, "{name}");
         assert_eq!(n.symmetric_states_met, w.symmetric_states_met, "{name}");
-        assert_eq!(n.live_states_met, w.live_states_met, "{name}");
+        assert_eq!(n.dead_values_states_met, w.dead_values_states_met, "{name}");
         assert_same_verdicts(&narrow, &wide, name);
         if let (Some(p64), Some(p128)) = (
             narrow.report.collision_probability(),
@@ -62,18 +69,27 @@ fn a_128_bit_search_on_two_threads_gives_the_one_thread_results() {
         for reductions in [Reductions::all(), Reductions::none()] {
             let run = |threads: usize| {
                 let options = Options {
-                    stop_at_first_violation: false,
-                    max_states: Some(3 * CAP),
+                    stop: Stop::Never,
                     reductions,
-                    threads,
-                    wide_fingerprints: true,
+                    limits: Limits {
+                        max_states: Some(3 * CAP),
+                        ..scenario.explore.options().limits
+                    },
+                    parallelism: Parallelism {
+                        threads,
+                        ..scenario.explore.options().parallelism
+                    },
+                    storage: Storage {
+                        wide_fingerprints: true,
+                        ..scenario.explore.options().storage
+                    },
                     ..scenario.explore.options()
                 };
                 check_with(&scenario, Mode::Exhaustive, options).expect("built-ins build")
             };
             let (one, two) = (run(1), run(2));
-            assert_eq!(two.report.fingerprints, Width::Bits128, "{name}");
-            assert_eq!(two.report.threads.count(), 2, "{name}");
+            assert_eq!(two.report.plan.width, Width::Bits128, "{name}");
+            assert_eq!(two.report.plan.engine.threads(), 2, "{name}");
             assert_eq!(one.report.outcome, two.report.outcome, "{name}");
             assert_eq!(
                 one.report.stats.unique_states,

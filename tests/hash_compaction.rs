@@ -10,6 +10,7 @@ use common::verdicts::assert_same_verdicts;
 use common::{lockcheck_within, workdir};
 use lockcheck::check::{check_with, Checked, Mode};
 use lockcheck::scenario::{builtin, Scenario};
+use lockcheck_sim::{Limits, Parallelism, Stop, Storage};
 use lockcheck_sim::{Options, Reductions};
 use std::time::Duration;
 
@@ -18,11 +19,20 @@ const CAP: u64 = 4_000;
 
 fn run(scenario: &Scenario, compact: bool, reductions: Reductions, threads: usize) -> Checked {
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(CAP),
+        stop: Stop::Never,
         reductions,
-        threads,
-        hash_compaction: compact,
+        limits: Limits {
+            max_states: Some(CAP),
+            ..scenario.explore.options().limits
+        },
+        parallelism: Parallelism {
+            threads,
+            ..scenario.explore.options().parallelism
+        },
+        storage: Storage {
+            hash_compaction: compact,
+            ..scenario.explore.options().storage
+        },
         ..scenario.explore.options()
     };
     check_with(scenario, Mode::Exhaustive, options).expect("built-ins build")

@@ -27,9 +27,12 @@ use std::collections::{BTreeSet, VecDeque};
 fn search(scenario: &Scenario, reductions: Reductions, max_states: u64) -> Checked {
     let world = scenario.build().expect("scenario builds");
     let options = lockcheck_sim::Options {
-        stop_at_first_violation: false,
-        max_states: Some(max_states),
+        stop: lockcheck_sim::Stop::Never,
         reductions,
+        limits: lockcheck_sim::Limits {
+            max_states: Some(max_states),
+            ..scenario.explore.options().limits
+        },
         ..scenario.explore.options()
     };
     let report = explore(&world, &mut BreadthFirst::default(), options);
@@ -45,7 +48,7 @@ fn symmetry_only() -> Reductions {
 
 /// The groups symmetry ran over, as the report describes them (`None` when it did not run).
 fn groups(c: &Checked) -> Option<&str> {
-    match &c.report.symmetry {
+    match &c.report.plan.symmetry {
         Symmetry::On(groups) => Some(groups),
         _ => None,
     }
@@ -120,7 +123,7 @@ fn the_fault_free_redlock_stores_far_fewer_states_with_its_five_nodes_interchang
 fn nodes_asked_one_after_another_never_trade_places() {
     let scenario = redlock_world(json!("sequential"), &[1], 2_000, &[], "[]", 0);
     let reduced = search(&scenario, symmetry_only(), 10_000);
-    match &reduced.report.symmetry {
+    match &reduced.report.plan.symmetry {
         Symmetry::Unavailable(why) => assert!(
             why.contains("r1") && why.contains("an order that matters"),
             "{why}"
@@ -216,7 +219,7 @@ proptest! {
         prop_assert!(
             groups(&reduced).is_some_and(|g| g.contains("r2, r3")),
             "node symmetry did not run: {:?}",
-            reduced.report.symmetry
+            reduced.report.plan.symmetry
         );
         compare(&scenario, 40_000);
     }

@@ -11,9 +11,10 @@
 use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck_sim::{
-    explore, explore_parallel, explore_walks, BreadthFirst, Options, Reductions, Report, Threads,
+    explore, explore_parallel, explore_walks, BreadthFirst, Engine, Options, Reductions, Report,
     WallClock, WorkerTrials,
 };
+use lockcheck_sim::{Hooks, Limits, Parallelism, Stop};
 
 const MAX_STATES: u64 = 2_000;
 
@@ -46,9 +47,15 @@ fn symmetry_only() -> Reductions {
 /// Requires the same outcome, statistics, reductions and verdicts (with their paths).
 fn assert_same(parallel: &Report<RedisWorld>, sequential: &Report<RedisWorld>, what: &str) {
     assert_eq!(parallel.outcome, sequential.outcome, "{what}");
-    assert_eq!(parallel.partial_order, sequential.partial_order, "{what}");
-    assert_eq!(parallel.symmetry, sequential.symmetry, "{what}");
-    assert_eq!(parallel.dead_values, sequential.dead_values, "{what}");
+    assert_eq!(
+        parallel.plan.partial_order, sequential.plan.partial_order,
+        "{what}"
+    );
+    assert_eq!(parallel.plan.symmetry, sequential.plan.symmetry, "{what}");
+    assert_eq!(
+        parallel.plan.dead_values, sequential.plan.dead_values,
+        "{what}"
+    );
     assert_eq!(
         parallel.stats.results(),
         sequential.stats.results(),
@@ -57,13 +64,29 @@ fn assert_same(parallel: &Report<RedisWorld>, sequential: &Report<RedisWorld>, w
     assert_eq!(verdicts(parallel), verdicts(sequential), "{what}");
 }
 
-fn options(scenario: &Scenario, reductions: Reductions, stop: bool, threads: usize) -> Options {
+fn options(scenario: &Scenario, reductions: Reductions, stop: Stop, threads: usize) -> Options {
+    let base = scenario.explore.options();
     Options {
-        stop_at_first_violation: stop,
-        max_states: Some(MAX_STATES),
+        stop,
+        limits: Limits {
+            max_states: Some(MAX_STATES),
+            ..base.limits
+        },
         reductions,
-        threads,
-        ..scenario.explore.options()
+        parallelism: Parallelism {
+            threads,
+            ..base.parallelism
+        },
+        ..base
+    }
+}
+
+/// Stop at the first violation (`true`) or go on.
+fn at_first(stop: bool) -> Stop {
+    if stop {
+        Stop::AtFirstViolation
+    } else {
+        Stop::Never
     }
 }
 
@@ -74,19 +97,18 @@ fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
         let world = scenario.build().expect("a built-in builds");
         for reductions in [Reductions::none(), symmetry_only()] {
             // Stop at the first violation, go on, or stop once every oracle is settled.
-            for (stop, settled) in [(true, false), (false, false), (false, true)] {
-                let options = |threads| Options {
-                    stop_when_all_settled: settled,
-                    ..options(&scenario, reductions, stop, threads)
-                };
+            for stop in [Stop::AtFirstViolation, Stop::Never, Stop::WhenAllSettled] {
+                let options = |threads| options(&scenario, reductions, stop, threads);
                 let sequential = explore(&world, &mut BreadthFirst::default(), options(1));
                 for threads in [2, 4] {
                     let parallel = explore_parallel(&world, options(threads));
                     let what = format!(
-                        "{} on {threads} threads, {reductions:?}, stop {stop}, settled {settled}",
+                        "{} on {threads} threads, {reductions:?}, stop {stop:?}",
                         scenario.name
                     );
-                    assert_eq!(parallel.threads, Threads::Ran(threads), "{what}");
+                    let tuned = false;
+                    let batches = Engine::Batches { threads, tuned };
+                    assert_eq!(parallel.plan.engine, batches, "{what}");
                     assert_same(&parallel, &sequential, &what);
                     compared += 1;
                 }
@@ -96,7 +118,7 @@ fn every_builtin_scenario_is_searched_alike_on_1_2_and_4_threads() {
     assert!(compared >= 4 * 2 * 3 * 2, "{compared} comparisons");
 }
 
-/// With partial-order reduction (and the value abstraction) the expansions are prepared on
+/// With partial-order reduction (and the dead-values reduction) the expansions are prepared on
 /// the threads and deduplicated on one: every built-in, stopping at the first violation and
 /// exploring everything, gets the one-thread search's outcome, statistics and paths.
 #[test]
@@ -109,23 +131,24 @@ fn with_every_reduction_every_builtin_is_searched_alike_with_expansions_prepared
             let sequential = explore(
                 &world,
                 &mut BreadthFirst::default(),
-                options(&scenario, Reductions::all(), stop, 1),
+                options(&scenario, Reductions::all(), at_first(stop), 1),
             );
             for threads in [2, 4] {
-                let parallel =
-                    explore_parallel(&world, options(&scenario, Reductions::all(), stop, threads));
+                let parallel = explore_parallel(
+                    &world,
+                    options(&scenario, Reductions::all(), at_first(stop), threads),
+                );
                 let what = format!("{} on {threads} threads, stop {stop}", scenario.name);
-                if sequential.partial_order.is_on() || sequential.dead_values.is_on() {
-                    let Threads::Prepared {
+                if sequential.plan.partial_order.is_on() || sequential.plan.dead_values.is_on() {
+                    let Engine::Lookahead {
                         threads: ran, why, ..
-                    } = &parallel.threads
+                    } = &parallel.plan.engine
                     else {
-                        panic!("{what}: {}", parallel.threads);
+                        panic!("{what}: {}", parallel.plan.engine);
                     };
                     assert_eq!(*ran, threads, "{what}");
                     assert!(
-                        why.contains("partial-order reduction")
-                            || why.contains("value abstraction"),
+                        why.contains("partial-order reduction") || why.contains("dead-values"),
                         "{why}"
                     );
                     prepared += 1;
@@ -155,16 +178,22 @@ fn every_builtin_scenario_walks_alike_on_1_and_3_threads() {
                 0..SEEDS,
                 scenario.explore.random_max_steps,
                 Options {
-                    threads,
                     // As `check` walks: the scenario's state bound is for exhaustive search.
-                    max_states: None,
+                    limits: Limits {
+                        max_states: None,
+                        ..scenario.explore.options().limits
+                    },
+                    parallelism: Parallelism {
+                        threads,
+                        ..scenario.explore.options().parallelism
+                    },
                     ..scenario.explore.options()
                 },
             )
         };
         let (sequential, parallel) = (walks(1), walks(3));
         let what = format!("{}: random walks on 3 threads", scenario.name);
-        assert_eq!(parallel.threads, Threads::Ran(3), "{what}");
+        assert_eq!(parallel.plan.engine, Engine::Walks { threads: 3 }, "{what}");
         assert_same(&parallel, &sequential, &what);
         let seeds = |r: &Report<RedisWorld>| -> Vec<Option<u64>> {
             r.properties
@@ -192,14 +221,23 @@ fn walks_that_go_on_after_a_violation_run_on_one_thread() {
         0..8,
         scenario.explore.random_max_steps,
         Options {
-            threads: 2,
-            stop_at_first_violation: false,
-            max_states: None,
+            stop: Stop::Never,
+            limits: Limits {
+                max_states: None,
+                ..scenario.explore.options().limits
+            },
+            parallelism: Parallelism {
+                threads: 2,
+                ..scenario.explore.options().parallelism
+            },
             ..scenario.explore.options()
         },
     );
-    let Threads::Refused { asked: 2, why } = &report.threads else {
-        panic!("{}", report.threads);
+    let Engine::OneThread {
+        refused: Some((2, why)),
+    } = &report.plan.engine
+    else {
+        panic!("{}", report.plan.engine);
     };
     assert!(why.contains("goes on after a violation"), "{why}");
     assert_eq!(report.stats.runs, 8);
@@ -227,20 +265,28 @@ fn every_builtin_is_searched_alike_when_batches_switch_between_threads_and_one_t
         let world = scenario.build().expect("a built-in builds");
         for reductions in [Reductions::none(), symmetry_only()] {
             let options = |threads| Options {
-                wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
-                worker_trials: Some(WorkerTrials {
-                    warmup: 50,
-                    window: 200,
-                    settle: 10,
-                    retry_every: 2,
-                }),
-                ..options(&scenario, reductions, false, threads)
+                parallelism: Parallelism {
+                    worker_trials: Some(WorkerTrials {
+                        warmup: 50,
+                        window: 200,
+                        settle: 10,
+                        retry_every: 2,
+                    }),
+                    ..options(&scenario, reductions, Stop::Never, threads).parallelism
+                },
+                hooks: Hooks {
+                    wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+                    ..options(&scenario, reductions, Stop::Never, threads).hooks
+                },
+                ..options(&scenario, reductions, Stop::Never, threads)
             };
             let sequential = explore(&world, &mut BreadthFirst::default(), options(1));
             let parallel = explore_parallel(&world, options(2));
             let what = format!("{} on 2 threads, {reductions:?}", scenario.name);
             assert_same(&parallel, &sequential, &what);
-            if let Threads::Tuned { percent, .. } = parallel.threads {
+            if let (Engine::Batches { tuned: true, .. }, Some(percent)) =
+                (&parallel.plan.engine, parallel.threads_used_percent)
+            {
                 switched += usize::from((1..=99).contains(&percent));
             }
         }

@@ -1,4 +1,4 @@
-//! Partial-order and symmetry reduction and the value abstraction lose nothing: with them and without them, every built-in scenario
+//! Partial-order and symmetry reduction and the dead-values reduction lose nothing: with them and without them, every built-in scenario
 //! and random small scenarios get the same verdict for every oracle (violated or holds), the
 //! same set of `sometimes` witnesses, and the same completeness, breadth-first and
 //! depth-first; every counterexample the reduced search finds is a real path of the full
@@ -46,9 +46,12 @@ fn search_with(
         world.properties.push(wins_first(&world, p));
     }
     let options = lockcheck_sim::Options {
-        stop_at_first_violation: false,
-        max_states: Some(max_states),
+        stop: lockcheck_sim::Stop::Never,
         reductions,
+        limits: lockcheck_sim::Limits {
+            max_states: Some(max_states),
+            ..scenario.explore.options().limits
+        },
         ..scenario.explore.options()
     };
     let report = if depth_first {
@@ -137,7 +140,7 @@ fn compare_symmetry(scenario: &Scenario, max_states: u64) {
     let full = search(scenario, Reductions::none(), max_states);
     let reduced = search(scenario, symmetry_only, max_states);
     let name = &scenario.name;
-    match &reduced.report.symmetry {
+    match &reduced.report.plan.symmetry {
         Symmetry::On(groups) => assert!(!groups.is_empty(), "{name}"),
         Symmetry::Unavailable(why) => assert!(
             reduced
@@ -167,7 +170,7 @@ fn every_builtin_scenario_gets_the_same_verdicts_with_and_without_symmetry() {
     }
 }
 
-/// The value abstraction alone against the full search: same verdicts and completeness,
+/// The dead-values reduction alone against the full search: same verdicts and completeness,
 /// and the same witnesses.
 fn compare_dead_values(scenario: &Scenario, max_states: u64) {
     let dead_values_only = Reductions {
@@ -177,8 +180,8 @@ fn compare_dead_values(scenario: &Scenario, max_states: u64) {
     let full = search(scenario, Reductions::none(), max_states);
     let reduced = search(scenario, dead_values_only, max_states);
     let name = &scenario.name;
-    assert_eq!(reduced.report.dead_values, DeadValues::On, "{name}");
-    assert_eq!(full.report.dead_values, DeadValues::Off, "{name}");
+    assert_eq!(reduced.report.plan.dead_values, DeadValues::On, "{name}");
+    assert_eq!(full.report.plan.dead_values, DeadValues::Off, "{name}");
     if complete(&reduced) && complete(&full) {
         assert_eq!(
             verdicts(&reduced),
@@ -190,7 +193,7 @@ fn compare_dead_values(scenario: &Scenario, max_states: u64) {
             "{name}: completeness differs (dead values)"
         );
         assert!(
-            reduced.report.stats.live_states_met <= full.report.stats.unique_states,
+            reduced.report.stats.dead_values_states_met <= full.report.stats.unique_states,
             "{name}: the reduced search met states the full one does not have"
         );
     }
@@ -379,7 +382,7 @@ fn search_order_does_not_change_the_state_space_of_a_drifting_world() {
     let scenario = small_world("redlock_seq", true, 1_028, &[102], 320, 10_577, 255);
     let world = scenario.build().unwrap();
     let options = || lockcheck_sim::Options {
-        stop_at_first_violation: false,
+        stop: lockcheck_sim::Stop::Never,
         ..lockcheck_sim::Options::default()
     };
     let bfs = explore(&world, &mut BreadthFirst::default(), options());
@@ -397,9 +400,12 @@ fn compare_sharded(scenario: &Scenario, max_states: u64) {
         return;
     }
     let options = || lockcheck_sim::Options {
-        stop_at_first_violation: false,
-        max_states: Some(max_states),
+        stop: lockcheck_sim::Stop::Never,
         reductions: Reductions::all(),
+        limits: lockcheck_sim::Limits {
+            max_states: Some(max_states),
+            ..scenario.explore.options().limits
+        },
         ..scenario.explore.options()
     };
     let hit = |s: &Status<RedisWorld>| matches!(s, Status::Violated(_) | Status::Witnessed(_));

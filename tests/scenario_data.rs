@@ -4,6 +4,7 @@
 use lockcheck::check::{check, Mode};
 use lockcheck::oracles::{believed_keys, clients};
 use lockcheck::scenario::{builtin, Expected, ProtocolSpec, Scenario};
+use lockcheck_sim::Stop;
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Property};
 
 #[test]
@@ -108,7 +109,7 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
         .with_property(Property::sometimes("both-locks-held", both_held))
         .with_property(Property::sometimes("all-rounds-done", rounds_done));
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     };
     let report = explore(&world, &mut BreadthFirst::default(), options);

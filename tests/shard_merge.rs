@@ -13,9 +13,10 @@ use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::shard::{merge, plan_hash, Merged, ShardResult};
 use lockcheck_sim::{
-    explore, explore_shard, follow_labels, replay_checked, union_len, BreadthFirst, Expectation,
+    explore, explore_shard, follow_labels, replay_checked, union_len, BreadthFirst, Claim,
     Fingerprint, Model, Options, Outcome, ShardPlan,
 };
+use lockcheck_sim::{Limits, Stop};
 
 const CAP: u64 = 12_000;
 /// Few roots per shard, so that small spaces split.
@@ -24,10 +25,18 @@ const ROOTS: u32 = 4;
 /// The search's options: the scenario's, with the cap, and partial-order reduction off
 /// unless `partial_order`.
 fn options(scenario: &Scenario, stop_at_first: bool, partial_order: bool) -> Options {
+    let base = scenario.explore.options();
     let mut o = Options {
-        stop_at_first_violation: stop_at_first,
-        max_states: Some(CAP),
-        ..scenario.explore.options()
+        stop: if stop_at_first {
+            Stop::AtFirstViolation
+        } else {
+            Stop::Never
+        },
+        limits: Limits {
+            max_states: Some(CAP),
+            ..base.limits
+        },
+        ..base
     };
     o.reductions.partial_order &= partial_order;
     o
@@ -215,7 +224,7 @@ fn check_real(world: &RedisWorld, p: &lockcheck::shard::MergedProperty, name: &s
             let init = p.choices.as_ref().expect("its choices")[0] as usize;
             let path = follow_labels(world, None, init, labels).expect("a real path");
             let property = world.properties().into_iter().find(|q| q.name == p.name);
-            let Some(Expectation::Sometimes(holds)) = property.map(|q| q.expectation) else {
+            let Some(Claim::Sometimes(holds)) = property.map(|q| q.claim) else {
                 panic!("{name}: {} is a sometimes property", p.name);
             };
             let last = path.states.last().expect("a path has a state");

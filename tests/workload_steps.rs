@@ -12,14 +12,18 @@ use lockcheck::scenario::file::scenario_from_toml;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::InputError;
 use lockcheck_sim::{explore, BreadthFirst, Options};
+use lockcheck_sim::{Limits, Stop};
 
 /// The breadth-first search of `scenario` to the end (no stop at the first violation),
 /// capped at `max_states`.
 fn search(scenario: &Scenario, max_states: u64) -> Checked {
     let world = scenario.build().expect("scenario builds");
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(max_states),
+        stop: Stop::Never,
+        limits: Limits {
+            max_states: Some(max_states),
+            ..scenario.explore.options().limits
+        },
         ..scenario.explore.options()
     };
     let report = explore(&world, &mut BreadthFirst::default(), options);

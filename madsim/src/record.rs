@@ -108,7 +108,7 @@ impl<A: Actor> Record<A> {
         world.move_time_to(&mut self.state, now_ms);
         let mut hits = Vec::new();
         self.checker.evaluate(world, &self.state, &mut hits);
-        self.checker.update_obligations(
+        self.checker.obligations.update(
             world,
             &self.state,
             now_ms,

@@ -149,7 +149,7 @@ fn kernel_and_madsim_agree_on_every_built_in_scenario() {
 fn both_searches_find_both_oracles_of_the_redlock_pause_scenario() {
     let scenario = builtin::by_name("seed-000-redlock-process-pause").unwrap();
     let options = lockcheck_sim::Options {
-        stop_at_first_violation: false,
+        stop: lockcheck_sim::Stop::Never,
         ..scenario.explore.options()
     };
     let kernel = lockcheck::check::check_with(

@@ -243,8 +243,14 @@ impl Actor for Process {
         dispatch!(self, state, |a, s| a.has_dead_values(s))
     }
 
-    fn hash_live_state(&self, state: &ProcessState, now: LocalNow, h: &mut FpHasher) {
-        dispatch!(self, state, |a, s| a.hash_live_state(s, now, h))
+    fn hash_state_without_dead_values(
+        &self,
+        state: &ProcessState,
+        now: LocalNow,
+        h: &mut FpHasher,
+    ) {
+        dispatch!(self, state, |a, s| a
+            .hash_state_without_dead_values(s, now, h))
     }
 
     fn hash_knowledge_of(

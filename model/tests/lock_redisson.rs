@@ -16,6 +16,7 @@ use lockcheck_model::redis::{Command, LockScript, Reply};
 use lockcheck_model::scripted::ScriptedStep;
 use lockcheck_sim::world::{FaultEnvelope, LinkSpec, Network, ProcessId};
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Path, Property};
+use lockcheck_sim::{Limits, Stop};
 use world::*;
 
 const REDIS: ProcessId = 0;
@@ -100,8 +101,8 @@ fn me_violated(w: &RedisWorld, path: &Path<RedisWorld>) -> bool {
 
 fn exhaustive() -> Options {
     Options {
-        stop_at_first_violation: false,
-        max_states: Some(500_000),
+        stop: Stop::Never,
+        limits: Limits::states(500_000),
         ..Options::default()
     }
 }

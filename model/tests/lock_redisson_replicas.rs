@@ -13,6 +13,7 @@ use lockcheck_model::node::RedisNode;
 use lockcheck_model::process::Process;
 use lockcheck_sim::world::{FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId};
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Path, Property};
+use lockcheck_sim::{Limits, Stop};
 use world::*;
 
 const MASTER: ProcessId = 0;
@@ -88,8 +89,8 @@ fn the_grant_is_believed_only_once_the_replica_acknowledged_it() {
         !believes(w, s) || holds_key(s, REPLICA)
     }));
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(200_000),
+        stop: Stop::Never,
+        limits: Limits::states(200_000),
         ..Options::default()
     };
     let report = explore(&w, &mut BreadthFirst::default(), options);

@@ -16,6 +16,7 @@ use lockcheck_sim::world::{
     CrashKind, FaultEnvelope, LinkSpec, Network, PartitionFault, ProcessId,
 };
 use lockcheck_sim::{explore, BreadthFirst, Model, Options, Outcome, Path, Property};
+use lockcheck_sim::{Limits, Stop};
 use world::{run, RedisWorld, State};
 
 /// Seed 000's watchdog scaled down: 0.3 of the validity, 3 tries, 5 ms per try.
@@ -29,8 +30,8 @@ fn watchdog(counts: RenewCount) -> Watchdog {
 
 fn exhaustive(world: &RedisWorld) -> lockcheck_sim::Report<RedisWorld> {
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(3_000_000),
+        stop: Stop::Never,
+        limits: Limits::states(3_000_000),
         ..Options::default()
     };
     explore(world, &mut BreadthFirst::default(), options)

@@ -13,6 +13,7 @@ use lock_world::*;
 use lockcheck_model::lock::redlock::{AttemptRules, AutoExtension, Dispatch, ExtendRules, Redlock};
 use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Workload};
 use lockcheck_sim::world::FaultEnvelope;
+use lockcheck_sim::{Limits, Stop};
 use world::{run, RedisWorld};
 
 /// Client-1 pays after a 300 ms job on a 100 ms lock extended 20 ms before its expiry
@@ -161,8 +162,8 @@ fn the_fingerprint_keeps_what_an_extension_depends_on_whatever_the_search_order(
     )
     .with_faults(envelope);
     let options = || Options {
-        stop_at_first_violation: false,
-        max_states: Some(500_000),
+        stop: Stop::Never,
+        limits: Limits::states(500_000),
         ..Options::default()
     };
     let bfs = explore(&world, &mut BreadthFirst::default(), options());

@@ -11,6 +11,7 @@ use lockcheck_model::scripted::ScriptedStep;
 use lockcheck_model::sentinel::{Sentinel, DEFAULT_PRIORITY};
 use lockcheck_sim::world::{ClockSpec, CrashKind, FaultEnvelope, PartitionFault};
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Property};
+use lockcheck_sim::{Limits, Stop};
 use world::*;
 
 const MASTER: usize = 0;
@@ -388,8 +389,8 @@ fn exhaustive_search_of_a_world_with_sentinel_is_finite_and_finds_the_lost_write
         },
     ));
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(2_000_000),
+        stop: Stop::Never,
+        limits: Limits::states(2_000_000),
         ..Options::default()
     };
     let report = explore(&w, &mut BreadthFirst::default(), options);

@@ -10,6 +10,7 @@ use lockcheck_model::process::Process;
 use lockcheck_model::sentinel::Sentinel;
 use lockcheck_sim::world::{FaultEnvelope, PartitionFault, ProcessId};
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Property};
+use lockcheck_sim::{Limits, Stop};
 use world::*;
 
 const MASTER: ProcessId = 0;
@@ -76,9 +77,12 @@ fn promoted(s: &State) -> bool {
 fn can_promote(w: RedisWorld) -> bool {
     let w = w.with_property(Property::sometimes("promoted", |_, s: &State| promoted(s)));
     let options = Options {
-        stop_at_first_violation: false,
-        max_virtual_time_ms: Some(30_000),
-        max_states: Some(2_000_000),
+        stop: Stop::Never,
+        limits: Limits {
+            max_virtual_time_ms: Some(30_000),
+            max_states: Some(2_000_000),
+            ..Limits::default()
+        },
         ..Options::default()
     };
     let report = explore(&w, &mut BreadthFirst::default(), options);

@@ -1,14 +1,16 @@
 //! Property evaluation along the explorer's paths.
 //!
 //! `always` and `sometimes` look at one state. `leads_to_within` needs memory of the path:
-//! each path carries one open deadline per such property (absolute virtual ms, `CLOSED` when
-//! none), and the explorer folds the *remaining* time of open deadlines into the state's
-//! fingerprint, so two paths reaching the same state with different obligations stay apart.
+//! each path carries one open deadline per such property, and per process for one that
+//! keeps an obligation per process (absolute virtual ms, `CLOSED` when none), and the
+//! explorer folds the *remaining* time of open deadlines into the state's fingerprint, so
+//! two paths reaching the same state with different obligations stay apart. Moving a
+//! path's obligations on reads no verdict ([`Obligations`]), so it is part of computing a
+//! successor, on any thread; the verdicts decide which of the hits it finds still count.
 
 use crate::fingerprint::{combine_parts, Fingerprint, FpHasher};
-use crate::model::Model;
-use crate::property::{Expectation, Property};
-use crate::report::{Path, Status};
+use crate::model::{Claim, Model, Property};
+use crate::report::{Path, PropertyReport, Status};
 use std::hash::Hasher;
 
 /// No open obligation.
@@ -21,86 +23,33 @@ pub enum Hit {
     Witnessed,
 }
 
-/// Which of the model's properties a search evaluates and reports.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Judged {
-    /// Every property (searches, walks, replay).
-    #[default]
-    All,
-    /// Only the property of this name (the shrinker follows one violation).
-    Only(String),
-    /// None (scripted runs, which only want the path).
-    Nothing,
-    /// Every property but these, settled already (later walks of a parallel search).
-    AllBut(Vec<String>),
-}
-
-impl Judged {
-    pub(crate) fn select<M: Model>(&self, mut properties: Vec<Property<M>>) -> Vec<Property<M>> {
-        match self {
-            Judged::All => {}
-            Judged::Only(name) => properties.retain(|p| p.name == *name),
-            Judged::Nothing => properties.clear(),
-            Judged::AllBut(settled) => properties.retain(|p| !settled.contains(&p.name)),
-        }
-        properties
-    }
-}
-
 /// Evaluates properties and keeps their verdicts.
 pub struct Checker<M: Model> {
     pub props: Vec<Property<M>>,
     pub statuses: Vec<Status<M>>,
-    /// Per obligation slot: the `leads_to_within` property (index into `props`) and the
-    /// process it is about (0 for a property of the whole state).
-    within: Vec<(usize, usize)>,
+    /// The bounded-liveness obligations a path carries.
+    pub obligations: Obligations<M>,
 }
 
 impl<M: Model> Checker<M> {
     pub fn new(props: Vec<Property<M>>) -> Self {
         let statuses = props
             .iter()
-            .map(|p| match p.expectation {
-                Expectation::Sometimes(_) => Status::NotWitnessed,
+            .map(|p| match p.claim {
+                Claim::Sometimes(_) => Status::NotWitnessed,
                 _ => Status::Holds,
             })
             .collect();
-        let within = props
-            .iter()
-            .enumerate()
-            .flat_map(|(i, p)| {
-                let slots = match p.expectation {
-                    Expectation::LeadsToWithin { .. } => 1,
-                    Expectation::EachLeadsToWithin { processes, .. } => processes,
-                    _ => 0,
-                };
-                (0..slots).map(move |part| (i, part))
-            })
-            .collect();
         Checker {
+            obligations: Obligations::new(&props),
             props,
             statuses,
-            within,
         }
     }
 
     /// Obligations of a fresh run at virtual time `vt_ms`: `eventually_within` opens at once.
     pub fn initial_obligations(&self, vt_ms: u64) -> Option<Box<[u64]>> {
-        if self.within.is_empty() {
-            return None;
-        }
-        let obligations = self
-            .within
-            .iter()
-            .map(|&(i, _)| match &self.props[i].expectation {
-                Expectation::LeadsToWithin {
-                    trigger: None,
-                    bound_ms,
-                    ..
-                } => vt_ms.saturating_add(*bound_ms),
-                _ => CLOSED,
-            });
-        Some(obligations.collect())
+        self.obligations.initial(vt_ms)
     }
 
     /// Whether property `i` still needs a path (violations and witnesses keep the first).
@@ -114,58 +63,31 @@ impl<M: Model> Checker<M> {
     }
 
     /// Evaluates the single-state properties (`always`, `sometimes`) in `state`; pushes the
-    /// ones that need a path now onto `hits`.
+    /// undecided ones that need a path now onto `hits`.
     pub fn evaluate(&self, model: &M, state: &M::State, hits: &mut Vec<(usize, Hit)>) {
         for (i, prop) in self.props.iter().enumerate() {
-            match &prop.expectation {
-                Expectation::Always(cond) => {
+            match &prop.claim {
+                Claim::Always(cond) => {
                     if self.undecided(i) && !cond(model, state) {
                         hits.push((i, Hit::Violated));
                     }
                 }
-                Expectation::Sometimes(cond) => {
+                Claim::Sometimes(cond) => {
                     if self.undecided(i) && cond(model, state) {
                         hits.push((i, Hit::Witnessed));
                     }
                 }
-                Expectation::LeadsToWithin { .. } | Expectation::EachLeadsToWithin { .. } => {}
+                Claim::LeadsToWithin { .. } | Claim::EachLeadsToWithin { .. } => {}
             }
         }
     }
 
-    /// Moves the path's `leads_to_within` obligations on to `state` at `vt_ms`: a deadline
-    /// that passed is a violation (pushed onto `hits`), a response closes an obligation, a
-    /// trigger opens one. Must run before the state's fingerprint is taken.
-    pub fn update_obligations(
-        &self,
-        model: &M,
-        state: &M::State,
-        vt_ms: u64,
-        obligations: &mut Option<Box<[u64]>>,
-        hits: &mut Vec<(usize, Hit)>,
-    ) {
-        let Some(deadlines) = obligations.as_mut() else {
-            return;
-        };
-        for (k, &(i, part)) in self.within.iter().enumerate() {
-            let slot = Slot::of(&self.props[i].expectation, part);
-            if deadlines[k] != CLOSED {
-                if vt_ms > deadlines[k] {
-                    deadlines[k] = CLOSED;
-                    if self.undecided(i) {
-                        hits.push((i, Hit::Violated));
-                    }
-                    continue;
-                }
-                if slot.responds(model, state) {
-                    deadlines[k] = CLOSED;
-                }
-            }
-            if deadlines[k] == CLOSED && slot.triggers(model, state) && !slot.responds(model, state)
-            {
-                deadlines[k] = vt_ms.saturating_add(slot.bound_ms);
-            }
-        }
+    /// A run ended with no enabled action: every open obligation of a property still
+    /// undecided is violated (see [`Obligations::at_terminal`]).
+    pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
+        let mut open = Vec::new();
+        self.obligations.at_terminal(obligations, &mut open);
+        hits.extend(open.into_iter().filter(|&(i, _)| self.undecided(i)));
     }
 
     /// Gives each property in `hits` (drained) its verdict with `path`; returns whether one
@@ -184,18 +106,20 @@ impl<M: Model> Checker<M> {
         violated
     }
 
-    /// A run ended in `state` with no enabled action: every open obligation is violated.
-    pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
-        let Some(deadlines) = obligations else { return };
-        for (k, &(i, _)) in self.within.iter().enumerate() {
-            if deadlines[k] != CLOSED && self.undecided(i) {
-                hits.push((i, Hit::Violated));
-            }
-        }
+    /// The verdicts, one per property in order.
+    pub fn into_verdicts(self) -> Vec<PropertyReport<M>> {
+        (self.props.iter())
+            .zip(self.statuses)
+            .map(|(p, status)| PropertyReport {
+                name: p.name.clone(),
+                kind: p.kind(),
+                status,
+            })
+            .collect()
     }
 
     /// Folds open obligations (as time remaining) into a state's fingerprint. Call it after
-    /// `update_obligations`, so that every open deadline lies at or after `vt_ms` (asserted:
+    /// [`Obligations::update`], so that every open deadline lies at or after `vt_ms` (asserted:
     /// an earlier one would be an obligation that should have fired).
     pub fn fold(fp: Fingerprint, obligations: &Option<Box<[u64]>>, vt_ms: u64) -> Fingerprint {
         match obligations {
@@ -215,23 +139,114 @@ impl<M: Model> Checker<M> {
     }
 }
 
+/// The bounded-liveness obligations of a model's properties: one slot per
+/// `leads_to_within` property, one per process for a per-process one. A path carries one
+/// deadline per slot. Moving them on is a function of the path and the state alone (it
+/// reads no verdict), so any thread may do it; hits it finds are filtered by the verdicts
+/// when they are admitted (a hit counts only for a property still undecided).
+pub struct Obligations<M: Model> {
+    /// Per slot: the property (index into the properties), the process it is about (0 for
+    /// a property of the whole state), and the property's claim.
+    slots: Vec<(usize, usize, Claim<M>)>,
+}
+
+impl<M: Model> Obligations<M> {
+    /// The slots of `props`.
+    pub fn new(props: &[Property<M>]) -> Self {
+        let slots = props
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| {
+                let parts = match p.claim {
+                    Claim::LeadsToWithin { .. } => 1,
+                    Claim::EachLeadsToWithin { processes, .. } => processes,
+                    _ => 0,
+                };
+                (0..parts).map(move |part| (i, part, p.claim.clone()))
+            })
+            .collect();
+        Obligations { slots }
+    }
+
+    /// Obligations of a fresh run at virtual time `vt_ms`: `eventually_within` opens at once.
+    pub fn initial(&self, vt_ms: u64) -> Option<Box<[u64]>> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let obligations = self.slots.iter().map(|(_, _, claim)| match claim {
+            Claim::LeadsToWithin {
+                trigger: None,
+                bound_ms,
+                ..
+            } => vt_ms.saturating_add(*bound_ms),
+            _ => CLOSED,
+        });
+        Some(obligations.collect())
+    }
+
+    /// Moves the path's obligations on to `state` at `vt_ms`: a deadline that passed is a
+    /// violation (pushed onto `hits`), a response closes an obligation, a trigger opens one.
+    /// Must run before the state's fingerprint is taken.
+    pub fn update(
+        &self,
+        model: &M,
+        state: &M::State,
+        vt_ms: u64,
+        obligations: &mut Option<Box<[u64]>>,
+        hits: &mut Vec<(usize, Hit)>,
+    ) {
+        let Some(deadlines) = obligations.as_mut() else {
+            return;
+        };
+        debug_assert_eq!(deadlines.len(), self.slots.len(), "one deadline per slot");
+        for (k, (i, part, claim)) in self.slots.iter().enumerate() {
+            let slot = Slot::of(claim, *part);
+            if deadlines[k] != CLOSED {
+                if vt_ms > deadlines[k] {
+                    deadlines[k] = CLOSED;
+                    hits.push((*i, Hit::Violated));
+                    continue;
+                }
+                if slot.responds(model, state) {
+                    deadlines[k] = CLOSED;
+                }
+            }
+            if deadlines[k] == CLOSED && slot.triggers(model, state) && !slot.responds(model, state)
+            {
+                deadlines[k] = vt_ms.saturating_add(slot.bound_ms);
+            }
+        }
+    }
+
+    /// A run ended in a state with no enabled action: every open obligation is violated.
+    pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
+        let Some(deadlines) = obligations else { return };
+        for (k, (i, _, _)) in self.slots.iter().enumerate() {
+            if deadlines[k] != CLOSED {
+                hits.push((*i, Hit::Violated));
+            }
+        }
+    }
+}
+
 /// One obligation slot's predicates: a `leads_to_within` property's, or one process's part
 /// of a per-process one.
 struct Slot<'p, M: Model> {
-    expectation: &'p Expectation<M>,
+    claim: &'p Claim<M>,
     part: usize,
     bound_ms: u64,
 }
 
 impl<'p, M: Model> Slot<'p, M> {
-    fn of(expectation: &'p Expectation<M>, part: usize) -> Self {
-        let bound_ms = match expectation {
-            Expectation::LeadsToWithin { bound_ms, .. }
-            | Expectation::EachLeadsToWithin { bound_ms, .. } => *bound_ms,
+    fn of(claim: &'p Claim<M>, part: usize) -> Self {
+        let bound_ms = match claim {
+            Claim::LeadsToWithin { bound_ms, .. } | Claim::EachLeadsToWithin { bound_ms, .. } => {
+                *bound_ms
+            }
             _ => unreachable!("obligation slots belong to leads-to properties"),
         };
         Slot {
-            expectation,
+            claim,
             part,
             bound_ms,
         }
@@ -239,20 +254,20 @@ impl<'p, M: Model> Slot<'p, M> {
 
     /// Whether the slot opens here (never for `eventually_within`, open from the start).
     fn triggers(&self, model: &M, state: &M::State) -> bool {
-        match self.expectation {
-            Expectation::LeadsToWithin { trigger, .. } => {
+        match self.claim {
+            Claim::LeadsToWithin { trigger, .. } => {
                 trigger.as_ref().is_some_and(|t| t(model, state))
             }
-            Expectation::EachLeadsToWithin { trigger, .. } => trigger(model, state, self.part),
+            Claim::EachLeadsToWithin { trigger, .. } => trigger(model, state, self.part),
             _ => unreachable!("obligation slots belong to leads-to properties"),
         }
     }
 
     /// Whether the slot's response holds here.
     fn responds(&self, model: &M, state: &M::State) -> bool {
-        match self.expectation {
-            Expectation::LeadsToWithin { response, .. } => response(model, state),
-            Expectation::EachLeadsToWithin { response, .. } => response(model, state, self.part),
+        match self.claim {
+            Claim::LeadsToWithin { response, .. } => response(model, state),
+            Claim::EachLeadsToWithin { response, .. } => response(model, state, self.part),
             _ => unreachable!("obligation slots belong to leads-to properties"),
         }
     }

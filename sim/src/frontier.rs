@@ -1,11 +1,12 @@
 //! Frontiers: the only thing that differs between search strategies.
 //!
-//! The explorer has one loop; a frontier decides which pending state comes next and which of
-//! a state's enabled actions are expanded. A stack gives depth-first search, a queue gives
-//! breadth-first search (the first counterexample found is a shortest one), and a `Walk`
-//! keeps a single state and lets a `Chooser` pick one action per step: seeded random walks,
-//! replay of a recorded trace, shrinking candidates and scripted runs. Only a frontier whose
-//! chooser can refuse (replay, scripts) has an `Error` other than `Infallible`.
+//! The explorer has one expansion and one admission of states; a frontier decides which
+//! pending state comes next and which of a state's enabled actions are expanded. A stack
+//! gives depth-first search, a queue gives breadth-first search (the first counterexample
+//! found is a shortest one), and a `Walk` keeps a single state and lets a `Chooser` pick one
+//! action per step: seeded random walks, replay of a recorded trace, shrinking candidates
+//! and scripted runs. Only a frontier whose chooser can refuse (replay, scripts) has an
+//! `Error` other than `Infallible`.
 
 use crate::chooser::{Chooser, RandomChooser, ReplayChooser};
 use crate::model::Model;
@@ -124,6 +125,13 @@ impl<S> Default for BreadthFirst<S> {
             queue: VecDeque::new(),
             started: false,
         }
+    }
+}
+
+impl<S> BreadthFirst<S> {
+    /// The queue itself, for the batch engine, which reads its front in place.
+    pub(crate) fn entries(&mut self) -> &mut VecDeque<Pending<S>> {
+        &mut self.queue
     }
 }
 

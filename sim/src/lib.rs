@@ -4,12 +4,16 @@
 //! nondeterministic decision is an enabled action. The [`World`](world::World) turns a set of
 //! sans-IO actors (processes with their own clocks) plus a network and a fault envelope into
 //! such a model: virtual time in integer milliseconds, message delays chosen from sets, pauses,
-//! partitions, crashes and clock steps as faults. One [`explore`] loop searches any model with a
-//! pluggable [`Frontier`]: depth-first, breadth-first, seeded random walks, or replay of a
-//! recorded [`Trace`]. Properties are `always`, `sometimes` and `eventually within`.
+//! partitions, crashes and clock steps as faults. The explorer searches any model with one
+//! expansion and one admission of states: [`explore`] with a pluggable [`Frontier`]
+//! (depth-first, breadth-first, seeded random walks, replay of a recorded [`Trace`],
+//! shrinking, scripts, shards) on the caller's thread, and [`explore_parallel`] and
+//! [`explore_walks`] on several threads with the same results. What runs is decided
+//! before a search starts, as a [`Plan`] the report carries. Properties are `always`,
+//! `sometimes` and `eventually within`.
 //!
 //! Nothing here reads the system clock, uses ambient randomness or iterates a `HashMap`:
-//! the same model and seed give the same run, byte for byte.
+//! the same model and seed give the same run, byte for byte, on any number of threads.
 
 mod branching;
 mod checker;
@@ -19,25 +23,26 @@ mod fingerprint;
 mod frontier;
 mod limits;
 mod model;
+mod options;
 mod path_log;
+mod plan;
 mod prng;
-mod property;
 mod report;
 mod script;
 mod shrink;
+mod stats;
 mod trace;
 mod visited;
 pub mod world;
 
 pub use branching::{Branching, ChoiceKind, KindCount};
-pub use checker::{Checker, Hit, Judged};
+pub use checker::{Checker, Hit, Obligations};
 pub use chooser::{
     Chooser, RandomChooser, Recording, ReplayChooser, ReplayMismatch, FAULT_RATES_PER_MILLE,
 };
 pub use explorer::{
     bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
-    union_len, DeadValues, Options, PartialOrder, Reductions, ShardPlan, ShardReport, Sight, Split,
-    Symmetry, Threads, WallClock, Width, WorkerTrials,
+    union_len, ShardPlan, ShardReport, Split,
 };
 pub use fingerprint::{
     collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher,
@@ -47,12 +52,20 @@ pub use frontier::{
     BreadthFirst, DepthFirst, Frontier, Pending, RunStart, Walk, DEFAULT_WALK_STEPS,
 };
 pub use limits::{MemoryGauge, MIN_INTERVAL};
-pub use model::Model;
+pub use model::{
+    Claim, Condition, Model, Observation, Observes, ProcessCondition, Property, PropertyKind,
+    Sight, Visibility,
+};
+pub use options::{
+    Hooks, Judged, Limits, Options, Parallelism, ProgressHook, Reductions, Stop, Storage,
+    WallClock, WorkerTrials,
+};
+pub use plan::{DeadValues, Engine, PartialOrder, Plan, Strategy, Symmetry, Table, Width};
 pub use prng::Prng;
-pub use property::{Expectation, Observation, Observes, Property, PropertyKind, Visibility};
-pub use report::{Limit, Outcome, Path, PropertyReport, Report, Stats, Status, Step};
+pub use report::{Limit, Outcome, Path, PropertyReport, Report, Status, Step};
 pub use script::{run_script, ScriptError, ScriptedFault};
 pub use shrink::{score as shrink_score, shrink, ShrinkOptions};
+pub use stats::Stats;
 pub use trace::{
     follow_labels, replay, replay_checked, Replay, Trace, TraceError, TraceStep, FORMAT_VERSION,
     TOOL_VERSION,

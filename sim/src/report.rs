@@ -6,7 +6,8 @@
 //! same way, as `Interrupted`.
 
 use crate::model::Model;
-use crate::property::PropertyKind;
+use crate::model::PropertyKind;
+use crate::stats::Stats;
 use std::fmt;
 
 /// How an exploration ended.
@@ -66,64 +67,6 @@ impl fmt::Display for Outcome {
             Outcome::AllSettled => f.write_str("stopped once every oracle was settled"),
             Outcome::LimitReached(l) => write!(f, "{l} reached before the search was done"),
             Outcome::Interrupted => f.write_str("interrupted before the search was done"),
-        }
-    }
-}
-
-/// Counters of an exploration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Distinct states seen (by fingerprint).
-    pub unique_states: u64,
-    /// States expanded (popped from the frontier).
-    pub expanded_states: u64,
-    /// Successors generated.
-    pub transitions: u64,
-    /// Greatest depth reached.
-    pub max_depth: u32,
-    /// Greatest virtual time reached, in ms.
-    pub max_virtual_time_ms: u64,
-    /// States not expanded because of the depth or virtual-time bound.
-    pub cut_off_states: u64,
-    /// Runs started (1 for exhaustive search).
-    pub runs: u64,
-    /// Peak memory seen at the explorer's limit checks and at its end: the process's
-    /// resident bytes when a memory gauge was given, else the estimate of the explorer's own
-    /// tables (visited set, path log, frontier). Never zero once a search has run.
-    pub peak_memory_bytes: u64,
-    /// Wall time in ms, if a wall clock was given.
-    pub wall_ms: Option<u64>,
-    /// Where the branching came from, by kind of choice.
-    pub branching: crate::branching::Branching,
-    /// Expanded states at which partial-order reduction postponed some actions.
-    pub reduced_states: u64,
-    /// Reduced states that were expanded fully after all (the cycle proviso).
-    pub proviso_expansions: u64,
-    /// States where a persistent subset was abandoned because one of its actions changed
-    /// what a property observes.
-    pub visible_expansions: u64,
-    /// Transient states settled at once under partial-order reduction.
-    pub settled_states: u64,
-    /// Under symmetry reduction: distinct states met (by their own fingerprint), of which
-    /// `unique_states` representatives were stored.
-    pub symmetric_states_met: u64,
-    /// Under the value abstraction: distinct states met (by their plain fingerprint), of
-    /// which `unique_states` were stored (with symmetry on too, what both merged).
-    pub live_states_met: u64,
-    /// States waiting to be expanded at the last progress report (for progress displays;
-    /// not a result of the search).
-    pub frontier_states: u64,
-}
-
-impl Stats {
-    /// These statistics with the figures of progress and resources (peak memory, wall time,
-    /// frontier) zeroed: what two searches of the same space must agree on.
-    pub fn results(&self) -> Stats {
-        Stats {
-            peak_memory_bytes: 0,
-            wall_ms: None,
-            frontier_states: 0,
-            ..*self
         }
     }
 }
@@ -200,52 +143,20 @@ pub struct Report<M: Model> {
     pub outcome: Outcome,
     pub stats: Stats,
     pub properties: Vec<PropertyReport<M>>,
-    /// Whether partial-order reduction was used, or why not.
-    pub partial_order: crate::explorer::PartialOrder,
-    /// Whether symmetry reduction was used, or why not.
-    pub symmetry: crate::explorer::Symmetry,
-    /// Whether the value abstraction was used, or why not.
-    pub dead_values: crate::explorer::DeadValues,
-    /// How many threads searched, or why one did.
-    pub threads: crate::explorer::Threads,
-    /// How many bits of each fingerprint the search compared, or why 64 when asked for 128.
-    pub fingerprints: crate::explorer::Width,
+    /// What ran and why: the engine, each reduction or why not, the fingerprint width, the
+    /// visited set.
+    pub plan: crate::plan::Plan,
+    /// For the engines that use their threads only while that is faster, or hand work to
+    /// them: the share of the expansions the threads took, in percent.
+    pub threads_used_percent: Option<u64>,
     /// Under hash compaction, what its tables held and compared (`visited::compact`).
     pub compaction: Option<crate::visited::Compaction>,
 }
 
 impl<M: Model> Report<M> {
-    /// The report of a search on one thread that ended as `outcome`, with the verdicts
-    /// `checker` holds.
-    pub(crate) fn of(
-        checker: crate::checker::Checker<M>,
-        outcome: Outcome,
-        stats: Stats,
-        partial_order: crate::explorer::PartialOrder,
-        symmetry: crate::explorer::Symmetry,
-        dead_values: crate::explorer::DeadValues,
-    ) -> Self {
-        let properties = checker
-            .props
-            .iter()
-            .zip(checker.statuses)
-            .map(|(p, status)| PropertyReport {
-                name: p.name.clone(),
-                kind: p.kind(),
-                status,
-            })
-            .collect();
-        Report {
-            outcome,
-            stats,
-            properties,
-            partial_order,
-            symmetry,
-            dead_values,
-            threads: crate::explorer::Threads::Ran(1),
-            fingerprints: crate::explorer::Width::Bits64,
-            compaction: None,
-        }
+    /// What ran, in words: the engine and, where measured, its threads' share.
+    pub fn ran(&self) -> String {
+        self.plan.engine.ran(self.threads_used_percent)
     }
 
     /// The verdict on the property called `name`.
@@ -277,7 +188,7 @@ impl<M: Model> Report<M> {
         self.is_exhaustive().then(|| {
             let whole = crate::fingerprint::collision_probability(
                 self.stats.unique_states,
-                self.fingerprints.bits(),
+                self.plan.width.bits(),
             );
             let compacted = self.compaction.map_or(0.0, |c| c.omission_bound());
             (whole + compacted).min(1.0)

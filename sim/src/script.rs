@@ -8,11 +8,12 @@
 //! `until_ms` (a world with periodic timers never goes quiet), or after `max_steps`. The run
 //! is one run of the explorer (a `Walk` with the `Script` chooser) that judges no property.
 
-use crate::checker::Judged;
 use crate::chooser::{Chooser, Recording};
-use crate::explorer::{try_explore, Options};
+use crate::explorer::try_explore;
 use crate::frontier::Walk;
 use crate::model::Model;
+use crate::options::Judged;
+use crate::options::{Options, Stop};
 use crate::report::Path;
 use std::fmt;
 
@@ -70,7 +71,7 @@ pub fn run_script<M: Model>(
     };
     let mut walk = Walk::single(None, Recording::new(script, None));
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         judged: Judged::Nothing,
         ..Options::default()
     };

@@ -10,11 +10,12 @@
 //! with the `Loose` chooser) that judges only the property being shrunk and stops at its
 //! first violation, so properties are evaluated as the search evaluates them.
 
-use crate::checker::Judged;
 use crate::chooser::Chooser;
-use crate::explorer::{explore, Options};
+use crate::explorer::explore;
 use crate::frontier::Walk;
 use crate::model::Model;
+use crate::options::Judged;
+use crate::options::Options;
 use crate::report::{Path, Status};
 use std::convert::Infallible;
 

@@ -8,9 +8,10 @@
 //! with the recorded label) and keeps the path it takes: the trace is executed once.
 
 use crate::chooser::{Recording, ReplayChooser, ReplayMismatch};
-use crate::explorer::{try_explore, Options};
+use crate::explorer::try_explore;
 use crate::frontier::Walk;
 use crate::model::Model;
+use crate::options::{Options, Stop};
 use crate::report::{Path, Report};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -194,7 +195,7 @@ pub fn replay<M: Model>(model: &M, trace: &Trace) -> Result<Replay<M>, TraceErro
     }
     trace.check_model(model)?;
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     };
     let (path, report) = follow(model, trace.seed, trace.init, trace.labels(), options)?;
@@ -260,8 +261,8 @@ pub fn follow_labels<M: Model>(
     labels: Vec<String>,
 ) -> Result<Path<M>, ReplayMismatch> {
     let options = Options {
-        stop_at_first_violation: false,
-        judged: crate::checker::Judged::Nothing,
+        stop: Stop::Never,
+        judged: crate::options::Judged::Nothing,
         ..Options::default()
     };
     Ok(follow(model, seed, init, labels, options)?.0)

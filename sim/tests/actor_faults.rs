@@ -7,6 +7,7 @@ use lockcheck_sim::world::{
     Actor, Context, FaultEnvelope, LocalNow, ProcessId, ProcessSpec, Renaming, StateOf, World,
     WorldAction,
 };
+use lockcheck_sim::Stop;
 use lockcheck_sim::{
     explore, shrink, BreadthFirst, Model, Options, Property, ShrinkOptions, Status,
 };
@@ -89,7 +90,7 @@ fn world(max: u32) -> World<Counter> {
 
 fn all_states() -> Options {
     Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     }
 }

@@ -6,6 +6,7 @@ mod common;
 
 use common::Lease;
 use lockcheck_sim::world::{add_step, later, ClockSpec, MAX_INSTANT_MS, MAX_READING_MS};
+use lockcheck_sim::Limits;
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome};
 use proptest::prelude::*;
 use std::sync::mpsc;
@@ -118,7 +119,7 @@ fn a_world_with_extreme_durations_ends_within_its_limits() {
         lease.delays_ms = vec![0, u64::MAX];
         let world = lease.world();
         let options = Options {
-            max_states: Some(2_000),
+            limits: Limits::states(2_000),
             ..Options::default()
         };
         let report = explore(&world, &mut BreadthFirst::default(), options);

@@ -1,4 +1,4 @@
-//! The value abstraction on the lease world: clients count their attempts, and a finished
+//! The dead-values reduction on the lease world: clients count their attempts, and a finished
 //! client declares its count dead. With the abstraction the search stores fewer states and
 //! reaches the same verdicts, and says how many distinct states the stored ones stood for.
 
@@ -64,7 +64,7 @@ impl Actor for Counting {
         phase(state) == Some(Phase::Done)
     }
 
-    fn hash_live_state(&self, state: &Counted, now: LocalNow, h: &mut FpHasher) {
+    fn hash_state_without_dead_values(&self, state: &Counted, now: LocalNow, h: &mut FpHasher) {
         self.0.hash_state(&state.inner, now, h);
     }
 }
@@ -113,7 +113,7 @@ fn world() -> CountingWorld {
 
 fn search(world: &CountingWorld, dead_values: bool) -> Report<CountingWorld> {
     let options = lockcheck_sim::Options {
-        stop_at_first_violation: false,
+        stop: lockcheck_sim::Stop::Never,
         reductions: Reductions {
             dead_values,
             ..Reductions::none()
@@ -137,8 +137,8 @@ fn dead_counts_leave_the_fingerprint_and_the_verdicts_stay() {
     let abstracted = search(&world, true);
     assert_eq!(full.outcome, Outcome::Complete);
     assert_eq!(abstracted.outcome, Outcome::Complete);
-    assert_eq!(full.dead_values, DeadValues::Off);
-    assert_eq!(abstracted.dead_values, DeadValues::On);
+    assert_eq!(full.plan.dead_values, DeadValues::Off);
+    assert_eq!(abstracted.plan.dead_values, DeadValues::On);
     assert_eq!(verdicts(&abstracted), verdicts(&full));
     assert!(
         matches!(
@@ -149,7 +149,7 @@ fn dead_counts_leave_the_fingerprint_and_the_verdicts_stay() {
     );
     let (stored, met) = (
         abstracted.stats.unique_states,
-        abstracted.stats.live_states_met,
+        abstracted.stats.dead_values_states_met,
     );
     assert!(
         stored < full.stats.unique_states,
@@ -182,14 +182,14 @@ fn the_live_fingerprint_leaves_out_the_declared_values_and_nothing_else() {
     }
     assert_ne!(world.fingerprint(&counted_more), world.fingerprint(&state));
     assert_eq!(
-        world.live_fingerprint(&counted_more),
-        world.live_fingerprint(&state)
+        world.fingerprint_without_dead_values(&counted_more),
+        world.fingerprint_without_dead_values(&state)
     );
     let mut later = state.clone();
     later.now_ms += 1;
     assert_ne!(
-        world.live_fingerprint(&later),
-        world.live_fingerprint(&state)
+        world.fingerprint_without_dead_values(&later),
+        world.fingerprint_without_dead_values(&state)
     );
     let mut sent = state.clone();
     sent.in_flight.push(lockcheck_sim::world::InFlight {
@@ -200,7 +200,7 @@ fn the_live_fingerprint_leaves_out_the_declared_values_and_nothing_else() {
         due_ms: state.now_ms + 1,
     });
     assert_ne!(
-        world.live_fingerprint(&sent),
-        world.live_fingerprint(&state)
+        world.fingerprint_without_dead_values(&sent),
+        world.fingerprint_without_dead_values(&state)
     );
 }

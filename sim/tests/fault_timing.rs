@@ -10,6 +10,7 @@ use lockcheck_sim::world::{
 use lockcheck_sim::{
     explore, BreadthFirst, Model, Options, PartialOrder, Property, Reductions, Status,
 };
+use lockcheck_sim::{Limits, Stop};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -258,14 +259,14 @@ fn partial_order_reduction_keeps_a_fault_an_anchor_opens_at_its_own_instant() {
     let w = anchored_race();
     for reductions in [Reductions::all(), Reductions::none()] {
         let options = Options {
+            stop: Stop::Never,
             reductions,
-            stop_at_first_violation: false,
             ..Options::default()
         };
         let report = explore(&w, &mut BreadthFirst::default(), options);
         let want_reduced = reductions.partial_order;
         assert_eq!(
-            matches!(report.partial_order, PartialOrder::On),
+            matches!(report.plan.partial_order, PartialOrder::On),
             want_reduced
         );
         let status = &report.property("c hears b late").unwrap().status;
@@ -286,8 +287,8 @@ fn a_process_down_for_good_keeps_the_state_space_finite() {
             .spaced(1_000, None),
     );
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(10_000),
+        stop: Stop::Never,
+        limits: Limits::states(10_000),
         ..Options::default()
     };
     let report = explore(&w, &mut BreadthFirst::default(), options);

@@ -10,6 +10,7 @@ use lockcheck_sim::{
     explore, explore_parallel, from_lanes, BreadthFirst, Fingerprint, Model, Options, Outcome,
     Property, Reductions, Width,
 };
+use lockcheck_sim::{Parallelism, Stop, Storage};
 
 const N: u32 = 200;
 
@@ -52,8 +53,11 @@ impl Model for Counter {
 
 fn search(model: &Counter, wide: bool) -> lockcheck_sim::Report<Counter> {
     let options = Options {
-        stop_at_first_violation: false,
-        wide_fingerprints: wide,
+        stop: Stop::Never,
+        storage: Storage {
+            wide_fingerprints: wide,
+            ..Storage::default()
+        },
         ..Options::default()
     };
     explore(model, &mut BreadthFirst::default(), options)
@@ -65,7 +69,7 @@ fn a_wide_search_keeps_apart_what_lane_a_merges() {
         declares_wide: true,
     };
     let narrow = search(&model, false);
-    assert_eq!(narrow.fingerprints, Width::Bits64);
+    assert_eq!(narrow.plan.width, Width::Bits64);
     assert_eq!(narrow.stats.unique_states, 8, "lane A has 8 values");
     assert!(
         narrow.hollow().contains(&"reaches the end"),
@@ -73,7 +77,7 @@ fn a_wide_search_keeps_apart_what_lane_a_merges() {
     );
 
     let wide = search(&model, true);
-    assert_eq!(wide.fingerprints, Width::Bits128);
+    assert_eq!(wide.plan.width, Width::Bits128);
     assert_eq!(wide.outcome, Outcome::Complete);
     assert_eq!(wide.stats.unique_states, u64::from(N));
     assert!(wide.hollow().is_empty(), "the end is witnessed");
@@ -82,7 +86,7 @@ fn a_wide_search_keeps_apart_what_lane_a_merges() {
 }
 
 /// Both parallel searches compare both lanes: the batch search (no reduction) and the one
-/// that prepares expansions on the threads (with the value abstraction on).
+/// that prepares expansions on the threads (with the dead-values reduction on).
 #[test]
 fn a_wide_search_on_threads_keeps_apart_what_lane_a_merges() {
     let model = Counter {
@@ -91,14 +95,20 @@ fn a_wide_search_on_threads_keeps_apart_what_lane_a_merges() {
     for reductions in [Reductions::none(), Reductions::all()] {
         for wide in [false, true] {
             let options = Options {
-                stop_at_first_violation: false,
-                wide_fingerprints: wide,
+                stop: Stop::Never,
                 reductions,
-                threads: 2,
+                parallelism: Parallelism {
+                    threads: 2,
+                    ..Parallelism::default()
+                },
+                storage: Storage {
+                    wide_fingerprints: wide,
+                    ..Storage::default()
+                },
                 ..Options::default()
             };
             let report = explore_parallel(&model, options);
-            assert_eq!(report.threads.count(), 2, "{:?}", report.threads);
+            assert_eq!(report.plan.engine.threads(), 2, "{}", report.plan.engine);
             let expected = if wide { u64::from(N) } else { 8 };
             assert_eq!(report.stats.unique_states, expected, "{reductions:?}");
         }
@@ -112,9 +122,9 @@ fn a_model_without_lane_b_is_searched_with_64_bits_and_says_why() {
     };
     let report = search(&model, true);
     assert_eq!(report.stats.unique_states, 8);
-    let Width::Only64(why) = &report.fingerprints else {
-        panic!("{:?}", report.fingerprints)
+    let Width::Only64(why) = &report.plan.width else {
+        panic!("{:?}", report.plan.width)
     };
     assert!(why.contains("64-bit fingerprints only"), "{why}");
-    assert_eq!(report.fingerprints.bits(), 64);
+    assert_eq!(report.plan.width.bits(), 64);
 }

@@ -4,6 +4,7 @@ mod common;
 
 use common::{Lease, Node, CLIENT_1};
 use lockcheck_sim::world::{World, WorldAction};
+use lockcheck_sim::Stop;
 use lockcheck_sim::{
     explore, replay, shrink, BreadthFirst, DepthFirst, Model, Options, Outcome, Report,
     ShrinkOptions, Status, Trace, Walk,
@@ -15,7 +16,7 @@ fn exhaustive(world: &World<Node>) -> Report<World<Node>> {
 
 fn exhaustive_all(world: &World<Node>) -> Report<World<Node>> {
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     };
     explore(world, &mut BreadthFirst::default(), options)
@@ -110,7 +111,7 @@ fn depth_first_and_breadth_first_agree_on_unique_state_counts() {
         lease.delays_ms = vec![0, 2];
         let world = lease.world();
         let options = || Options {
-            stop_at_first_violation: false,
+            stop: Stop::Never,
             ..Options::default()
         };
         let bfs = explore(&world, &mut BreadthFirst::default(), options());

@@ -8,6 +8,7 @@ use lockcheck_sim::world::{CrashKind, FaultEnvelope, World};
 use lockcheck_sim::{
     explore, BreadthFirst, DepthFirst, Limit, Options, Outcome, Property, Report, Status, WallClock,
 };
+use lockcheck_sim::{Hooks, Limits, Stop};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -20,11 +21,13 @@ fn big_world() -> World<Node> {
     lease.world()
 }
 
+/// `options`, searching on after a violation (unless they stop once all is settled).
 fn all(options: Options) -> Options {
-    Options {
-        stop_at_first_violation: false,
-        ..options
-    }
+    let stop = match options.stop {
+        Stop::AtFirstViolation => Stop::Never,
+        other => other,
+    };
+    Options { stop, ..options }
 }
 
 fn run(world: &World<Node>, options: Options) -> Report<World<Node>> {
@@ -47,7 +50,7 @@ fn a_state_limit_is_a_named_outcome_with_partial_statistics() {
     let report = run(
         &big_world(),
         Options {
-            max_states: Some(1_000),
+            limits: Limits::states(1_000),
             ..Options::default()
         },
     );
@@ -72,8 +75,14 @@ fn a_wall_time_limit_is_a_named_outcome() {
     let report = run(
         &big_world(),
         Options {
-            time_limit_ms: Some(2),
-            wall_clock: Some(Arc::new(Ticking(AtomicU64::new(0)))),
+            limits: Limits {
+                time_limit_ms: Some(2),
+                ..Limits::default()
+            },
+            hooks: Hooks {
+                wall_clock: Some(Arc::new(Ticking(AtomicU64::new(0)))),
+                ..Hooks::default()
+            },
             ..Options::default()
         },
     );
@@ -87,7 +96,10 @@ fn a_memory_limit_is_a_named_outcome_before_memory_runs_out() {
     let report = run(
         &big_world(),
         Options {
-            max_memory_bytes: Some(64 * 1024),
+            limits: Limits {
+                max_memory_bytes: Some(64 * 1024),
+                ..Limits::default()
+            },
             ..Options::default()
         },
     );
@@ -101,7 +113,10 @@ fn depth_and_virtual_time_bounds_give_a_bounded_outcome() {
     let report = run(
         &big_world(),
         Options {
-            max_depth: Some(4),
+            limits: Limits {
+                max_depth: Some(4),
+                ..Limits::default()
+            },
             ..Options::default()
         },
     );
@@ -117,7 +132,10 @@ fn depth_and_virtual_time_bounds_give_a_bounded_outcome() {
     let report = run(
         &big_world(),
         Options {
-            max_virtual_time_ms: Some(3),
+            limits: Limits {
+                max_virtual_time_ms: Some(3),
+                ..Limits::default()
+            },
             ..Options::default()
         },
     );
@@ -157,7 +175,7 @@ fn stop_when_every_property_is_settled() {
             !both_done(s)
         }));
     let settled_options = || Options {
-        stop_when_all_settled: true,
+        stop: Stop::WhenAllSettled,
         ..Options::default()
     };
     let settled = run(&world, settled_options());

@@ -8,6 +8,7 @@ use common::Lease;
 use lockcheck_sim::world::World;
 use lockcheck_sim::MIN_INTERVAL;
 use lockcheck_sim::{explore, BreadthFirst, Limit, MemoryGauge, Options, Outcome, Report, Stats};
+use lockcheck_sim::{Hooks, Limits, Stop};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ fn world() -> World<common::Node> {
 
 fn run(options: Options) -> Report<World<common::Node>> {
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..options
     };
     explore(&world(), &mut BreadthFirst::default(), options)
@@ -32,7 +33,7 @@ fn a_state_limit_explores_exactly_that_many_states() {
     let all = run(Options::default()).stats.unique_states;
     for limit in [1, 500, all - 1] {
         let report = run(Options {
-            max_states: Some(limit),
+            limits: Limits::states(limit),
             ..Options::default()
         });
         assert_eq!(report.outcome, Outcome::LimitReached(Limit::States));
@@ -40,7 +41,7 @@ fn a_state_limit_explores_exactly_that_many_states() {
     }
     // A space of exactly the limit is complete: the limit was never passed.
     let report = run(Options {
-        max_states: Some(all),
+        limits: Limits::states(all),
         ..Options::default()
     });
     assert_eq!(report.outcome, Outcome::Complete);
@@ -71,8 +72,14 @@ fn gauge(bytes: Option<u64>) -> Arc<FixedGauge> {
 fn a_memory_limit_bounds_what_the_gauge_reads_from_the_first_check_on() {
     let g = gauge(Some(900 << 20));
     let report = run(Options {
-        max_memory_bytes: Some(512 << 20),
-        memory_gauge: Some(g.clone()),
+        limits: Limits {
+            max_memory_bytes: Some(512 << 20),
+            ..Limits::default()
+        },
+        hooks: Hooks {
+            memory_gauge: Some(g.clone()),
+            ..Hooks::default()
+        },
         ..Options::default()
     });
     assert_eq!(report.outcome, Outcome::LimitReached(Limit::Memory));
@@ -86,8 +93,14 @@ fn a_memory_limit_bounds_what_the_gauge_reads_from_the_first_check_on() {
 fn under_the_limit_the_search_completes_and_reports_the_gauges_figure() {
     let g = gauge(Some(30 << 20));
     let report = run(Options {
-        max_memory_bytes: Some(512 << 20),
-        memory_gauge: Some(g.clone()),
+        limits: Limits {
+            max_memory_bytes: Some(512 << 20),
+            ..Limits::default()
+        },
+        hooks: Hooks {
+            memory_gauge: Some(g.clone()),
+            ..Hooks::default()
+        },
         ..Options::default()
     });
     assert_eq!(report.outcome, Outcome::Complete);
@@ -103,7 +116,10 @@ fn under_the_limit_the_search_completes_and_reports_the_gauges_figure() {
 #[test]
 fn a_gauge_that_cannot_read_falls_back_to_the_estimate() {
     let with = run(Options {
-        memory_gauge: Some(gauge(None)),
+        hooks: Hooks {
+            memory_gauge: Some(gauge(None)),
+            ..Hooks::default()
+        },
         ..Options::default()
     });
     let without = run(Options::default());
@@ -135,7 +151,10 @@ fn a_short_search_still_reports_its_memory() {
         &world,
         &mut BreadthFirst::default(),
         Options {
-            memory_gauge: Some(g),
+            hooks: Hooks {
+                memory_gauge: Some(g),
+                ..Hooks::default()
+            },
             ..Options::default()
         },
     );
@@ -147,11 +166,14 @@ fn an_interrupt_stops_the_search_at_the_next_state_with_partial_statistics() {
     let flag = Arc::new(AtomicBool::new(false));
     let set_by_progress = flag.clone();
     let report = run(Options {
-        interrupt: Some(flag),
         // The first check comes after MIN_INTERVAL expansions; the flag goes up there.
-        progress: Some(Box::new(move |_| {
-            set_by_progress.store(true, Ordering::Relaxed)
-        })),
+        hooks: Hooks {
+            interrupt: Some(flag),
+            progress: Some(Box::new(move |_| {
+                set_by_progress.store(true, Ordering::Relaxed)
+            })),
+            ..Hooks::default()
+        },
         ..Options::default()
     });
     assert_eq!(report.outcome, Outcome::Interrupted);
@@ -165,7 +187,10 @@ fn an_interrupt_stops_the_search_at_the_next_state_with_partial_statistics() {
 #[test]
 fn an_interrupt_before_the_start_expands_nothing() {
     let report = run(Options {
-        interrupt: Some(Arc::new(AtomicBool::new(true))),
+        hooks: Hooks {
+            interrupt: Some(Arc::new(AtomicBool::new(true))),
+            ..Hooks::default()
+        },
         ..Options::default()
     });
     assert_eq!(report.outcome, Outcome::Interrupted);

@@ -11,9 +11,10 @@ mod pausable_lock;
 use common::{holders, phase, Lease, Node, Phase, CLIENT_1};
 use lockcheck_sim::world::World;
 use lockcheck_sim::{
-    explore, explore_parallel, BreadthFirst, Limit, Model, Options, Outcome, Property, Reductions,
-    Report, Threads, WorkerTrials,
+    explore, explore_parallel, BreadthFirst, Engine, Limit, Model, Options, Outcome, Property,
+    Reductions, Report, WorkerTrials,
 };
+use lockcheck_sim::{Hooks, Limits, Parallelism, Stop};
 use pausable_lock::PausableLock;
 
 /// A property's name, verdict, and path (initial state's index and step labels), if any.
@@ -44,11 +45,20 @@ where
         let parallel = explore_parallel(
             model,
             Options {
-                threads,
+                parallelism: Parallelism {
+                    threads,
+                    ..options().parallelism
+                },
                 ..options()
             },
         );
-        assert_eq!(parallel.threads, Threads::Ran(threads));
+        assert_eq!(
+            parallel.plan.engine,
+            Engine::Batches {
+                threads,
+                tuned: false
+            }
+        );
         assert_eq!(parallel.outcome, sequential.outcome, "{threads} threads");
         assert_eq!(
             parallel.stats.results(),
@@ -66,7 +76,7 @@ where
 
 fn all_properties() -> Options {
     Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     }
 }
@@ -98,14 +108,20 @@ fn state_limits_and_depth_bounds_cut_at_the_same_state() {
     let model = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
     for max_states in [1, 2, 1_000, 12_345] {
         let report = same_on_any_threads(&model, || Options {
-            max_states: Some(max_states),
+            limits: Limits {
+                max_states: Some(max_states),
+                ..all_properties().limits
+            },
             ..all_properties()
         });
         assert_eq!(report.outcome, Outcome::LimitReached(Limit::States));
         assert_eq!(report.stats.unique_states, max_states);
     }
     let report = same_on_any_threads(&model, || Options {
-        max_depth: Some(9),
+        limits: Limits {
+            max_depth: Some(9),
+            ..all_properties().limits
+        },
         ..all_properties()
     });
     assert!(matches!(
@@ -140,7 +156,10 @@ fn lease_worlds_the_same_on_any_threads_with_obligations_and_time_bounds() {
     let report = same_on_any_threads(&world, Options::default);
     assert!(report.first_violation().is_some());
     same_on_any_threads(&world, || Options {
-        max_virtual_time_ms: Some(12),
+        limits: Limits {
+            max_virtual_time_ms: Some(12),
+            ..all_properties().limits
+        },
         ..all_properties()
     });
     let safe = Lease::new(10, 2, 1).world();
@@ -149,32 +168,39 @@ fn lease_worlds_the_same_on_any_threads_with_obligations_and_time_bounds() {
     assert!(holders(&World::init_states(&safe)[0]) == 0);
 }
 
-/// With partial-order reduction or the value abstraction, the expansions are prepared on
+/// With partial-order reduction or the dead-values reduction, the expansions are prepared on
 /// the threads and deduplicated on one: the one-thread search's results, stopping at the
 /// first violation or not, and the reason said.
 #[test]
-fn partial_order_reduction_and_the_value_abstraction_prepare_on_threads_and_say_why() {
+fn partial_order_reduction_and_dead_values_prepare_on_threads_and_say_why() {
     let world = Lease::new(10, 4, 8).world();
     for stop in [true, false] {
         let options = || Options {
             reductions: Reductions::all(),
-            stop_at_first_violation: stop,
+            stop: if stop {
+                Stop::AtFirstViolation
+            } else {
+                Stop::Never
+            },
             ..all_properties()
         };
         let sequential = explore(&world, &mut BreadthFirst::default(), options());
-        assert!(sequential.partial_order.is_on() || sequential.dead_values.is_on());
+        assert!(sequential.plan.partial_order.is_on() || sequential.plan.dead_values.is_on());
         for threads in [2, 3] {
             let parallel = explore_parallel(
                 &world,
                 Options {
-                    threads,
+                    parallelism: Parallelism {
+                        threads,
+                        ..options().parallelism
+                    },
                     ..options()
                 },
             );
             assert!(
-                matches!(&parallel.threads, Threads::Prepared { threads: t, why, .. } if *t == threads && (why.contains("cycle proviso") || why.contains("value abstraction"))),
+                matches!(&parallel.plan.engine, Engine::Lookahead { threads: t, why, .. } if *t == threads && (why.contains("cycle proviso") || why.contains("dead-values"))),
                 "{}",
-                parallel.threads
+                parallel.plan.engine
             );
             assert_eq!(parallel.outcome, sequential.outcome);
             assert_eq!(parallel.stats.results(), sequential.stats.results());
@@ -202,24 +228,32 @@ impl lockcheck_sim::WallClock for SeeSaw {
 fn workers_switched_on_and_off_by_their_trials_change_no_result() {
     let world = Lease::new(10, 4, 8).world();
     let options = |threads| Options {
+        stop: Stop::Never,
         reductions: Reductions::all(),
-        stop_at_first_violation: false,
-        threads,
-        wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
-        worker_trials: Some(WorkerTrials {
-            warmup: 2,
-            window: 3,
-            settle: 1,
-            retry_every: 2,
-        }),
+        parallelism: Parallelism {
+            threads,
+            worker_trials: Some(WorkerTrials {
+                warmup: 2,
+                window: 3,
+                settle: 1,
+                retry_every: 2,
+            }),
+        },
+        hooks: Hooks {
+            wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+            ..all_properties().hooks
+        },
         ..all_properties()
     };
     let sequential = explore(&world, &mut BreadthFirst::default(), options(1));
     let parallel = explore_parallel(&world, options(2));
     assert!(sequential.stats.expanded_states > 100);
-    let Threads::Prepared { percent, .. } = parallel.threads else {
-        panic!("{}", parallel.threads);
-    };
+    assert!(
+        matches!(parallel.plan.engine, Engine::Lookahead { tuned: true, .. }),
+        "{}",
+        parallel.plan.engine
+    );
+    let percent = parallel.threads_used_percent.expect("the share measured");
     assert_eq!(parallel.outcome, sequential.outcome);
     assert_eq!(parallel.stats.results(), sequential.stats.results());
     assert_eq!(verdicts(&parallel), verdicts(&sequential));
@@ -233,26 +267,32 @@ fn workers_switched_on_and_off_by_their_trials_change_no_result() {
 fn batches_switched_between_threads_and_one_thread_change_no_result() {
     let model = PausableLock::new(3, 6, 2, 3, 1, 16, 2);
     let options = |threads| Options {
-        stop_at_first_violation: false,
-        threads,
-        wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
-        worker_trials: Some(WorkerTrials {
-            warmup: 1_000,
-            window: 5_000,
-            settle: 10,
-            retry_every: 2,
-        }),
+        stop: Stop::Never,
+        parallelism: Parallelism {
+            threads,
+            worker_trials: Some(WorkerTrials {
+                warmup: 1_000,
+                window: 5_000,
+                settle: 10,
+                retry_every: 2,
+            }),
+        },
+        hooks: Hooks {
+            wall_clock: Some(std::sync::Arc::new(SeeSaw(Default::default()))),
+            ..all_properties().hooks
+        },
         ..all_properties()
     };
     let sequential = explore(&model, &mut BreadthFirst::default(), options(1));
     let parallel = explore_parallel(&model, options(2));
-    let Threads::Tuned {
-        threads: 2,
-        percent,
-    } = parallel.threads
-    else {
-        panic!("{}", parallel.threads);
-    };
+    assert_eq!(
+        parallel.plan.engine,
+        Engine::Batches {
+            threads: 2,
+            tuned: true
+        }
+    );
+    let percent = parallel.threads_used_percent.expect("the share measured");
     assert_eq!(parallel.outcome, sequential.outcome);
     assert_eq!(parallel.stats.results(), sequential.stats.results());
     assert_eq!(verdicts(&parallel), verdicts(&sequential));
@@ -275,19 +315,31 @@ fn limits_interrupts_and_progress_hold_on_threads() {
         explore_parallel(
             &model,
             Options {
-                threads: 2,
+                parallelism: Parallelism {
+                    threads: 2,
+                    ..options.parallelism
+                },
                 ..options
             },
         )
     };
     let timed = on_two(Options {
-        time_limit_ms: Some(1_000),
-        wall_clock: Some(std::sync::Arc::new(LongAgo)),
+        limits: Limits {
+            time_limit_ms: Some(1_000),
+            ..all_properties().limits
+        },
+        hooks: Hooks {
+            wall_clock: Some(std::sync::Arc::new(LongAgo)),
+            ..all_properties().hooks
+        },
         ..all_properties()
     });
     assert_eq!(timed.outcome, Outcome::LimitReached(Limit::WallTime));
     let bounded = on_two(Options {
-        max_memory_bytes: Some(1 << 20),
+        limits: Limits {
+            max_memory_bytes: Some(1 << 20),
+            ..all_properties().limits
+        },
         ..all_properties()
     });
     assert_eq!(bounded.outcome, Outcome::LimitReached(Limit::Memory));
@@ -295,18 +347,24 @@ fn limits_interrupts_and_progress_hold_on_threads() {
     assert!(bounded.stats.unique_states < 481_927);
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let interrupted = on_two(Options {
-        interrupt: Some(flag),
+        hooks: Hooks {
+            interrupt: Some(flag),
+            ..all_properties().hooks
+        },
         ..all_properties()
     });
     assert_eq!(interrupted.outcome, Outcome::Interrupted);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen.clone();
     let complete = on_two(Options {
-        progress: Some(Box::new(move |s: &lockcheck_sim::Stats| {
-            log.lock()
-                .unwrap()
-                .push((s.unique_states, s.frontier_states));
-        })),
+        hooks: Hooks {
+            progress: Some(Box::new(move |s: &lockcheck_sim::Stats| {
+                log.lock()
+                    .unwrap()
+                    .push((s.unique_states, s.frontier_states));
+            })),
+            ..all_properties().hooks
+        },
         ..all_properties()
     });
     assert_eq!(complete.stats.unique_states, 481_927);
@@ -330,7 +388,10 @@ fn random_walks_over_many_waves_report_what_one_thread_does() {
                 0..300,
                 200,
                 Options {
-                    threads,
+                    parallelism: Parallelism {
+                        threads,
+                        ..Parallelism::default()
+                    },
                     ..Options::default()
                 },
             )
@@ -338,7 +399,7 @@ fn random_walks_over_many_waves_report_what_one_thread_does() {
         let one = walks(1);
         for threads in [2, 3] {
             let many = walks(threads);
-            assert_eq!(many.threads, Threads::Ran(threads));
+            assert_eq!(many.plan.engine, Engine::Walks { threads });
             assert_eq!(many.outcome, one.outcome);
             assert_eq!(many.stats.results(), one.stats.results());
             assert_eq!(verdicts(&many), verdicts(&one));

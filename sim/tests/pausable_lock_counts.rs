@@ -9,13 +9,14 @@ use lockcheck_sim::{
     explore, BreadthFirst, DepthFirst, Frontier, Limit, Model, Options, Outcome, Pending, Report,
     RunStart,
 };
+use lockcheck_sim::{Limits, Stop};
 use pausable_lock::{Action, LockState, PausableLock, Pc};
 use proptest::prelude::*;
 use std::collections::VecDeque;
 
 fn exhaustive() -> Options {
     Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     }
 }
@@ -127,7 +128,10 @@ fn breadth_first_search_stopping_at_the_first_violation_returns_the_same_shortes
 fn a_state_limit_ends_breadth_first_search_as_a_named_outcome() {
     let model = medium();
     let options = Options {
-        max_states: Some(10_000),
+        limits: Limits {
+            max_states: Some(10_000),
+            ..exhaustive().limits
+        },
         ..exhaustive()
     };
     let report = explore(&model, &mut BreadthFirst::default(), options);
@@ -161,7 +165,11 @@ fn looking_ahead_in_breadth_first_search_changes_no_statistic_and_no_path() {
     for model in [small(), medium()] {
         for stop in [false, true] {
             let options = || Options {
-                stop_at_first_violation: stop,
+                stop: if stop {
+                    Stop::AtFirstViolation
+                } else {
+                    Stop::Never
+                },
                 ..Options::default()
             };
             let ahead = explore(&model, &mut BreadthFirst::default(), options());

@@ -6,6 +6,7 @@
 //! already expanded state is expanded fully) must find it.
 
 use lockcheck_sim::world::{Actor, Context, ProcessId, ProcessSpec, World, WorldAction};
+use lockcheck_sim::Stop;
 use lockcheck_sim::{explore, BreadthFirst, DepthFirst, Options, Property, Reductions, Status};
 
 /// `Spinner` re-arms a zero-duration timer forever; `Worker` finishes its one job at t = 0.
@@ -63,7 +64,7 @@ fn world() -> World<Proc> {
 
 fn options() -> Options {
     Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         reductions: Reductions::all(),
         ..Options::default()
     }
@@ -75,7 +76,7 @@ fn the_cycle_proviso_reaches_an_event_a_self_loop_would_postpone_forever() {
     let bfs = explore(&w, &mut BreadthFirst::default(), options());
     let dfs = explore(&w, &mut DepthFirst::default(), options());
     for report in [&bfs, &dfs] {
-        assert!(report.partial_order.is_on());
+        assert!(report.plan.partial_order.is_on());
         assert!(
             matches!(
                 report.property("worker-done").unwrap().status,

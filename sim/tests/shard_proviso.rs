@@ -91,7 +91,7 @@ fn violated(status: &Status<TwoRoots>) -> bool {
 #[test]
 fn the_unsharded_reduced_search_finds_the_violation_through_its_proviso() {
     let report = explore(&TwoRoots, &mut BreadthFirst::default(), options());
-    assert!(report.partial_order.is_on());
+    assert!(report.plan.partial_order.is_on());
     assert!(violated(&report.properties[0].status));
     assert!(report.stats.proviso_expansions >= 1);
 }
@@ -102,7 +102,7 @@ fn a_shard_counts_the_other_shards_roots_as_expanded_and_finds_the_violation() {
     for shard in 0..2 {
         let plan = ShardPlan::new(2, shard).unwrap().with_roots_per_shard(1);
         let result = explore_shard(&TwoRoots, plan, options());
-        assert!(result.report.partial_order.is_on(), "shard {shard}");
+        assert!(result.report.plan.partial_order.is_on(), "shard {shard}");
         let split = result.split.expect("the level of A and B is split");
         assert_eq!((split.depth, split.level_states, split.roots), (1, 2, 1));
         if violated(&result.report.properties[0].status) {

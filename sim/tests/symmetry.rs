@@ -16,6 +16,7 @@ use lockcheck_sim::{
     DepthFirst, Model, Options, Prng, Property, Reductions, Report, ShardPlan, ShrinkOptions,
     Status, Symmetry, Trace,
 };
+use lockcheck_sim::{Limits, Stop};
 use proptest::prelude::*;
 
 type State = StateOf<Node>;
@@ -125,9 +126,9 @@ fn holders(s: &State) -> usize {
 
 fn search(world: &World<Node>, reductions: Reductions, depth_first: bool) -> Report<World<Node>> {
     let options = Options {
-        stop_at_first_violation: false,
-        max_states: Some(400_000),
+        stop: Stop::Never,
         reductions,
+        limits: Limits::states(400_000),
         ..Options::default()
     };
     if depth_first {
@@ -286,7 +287,7 @@ fn the_canonical_fingerprint_does_not_depend_on_which_client_plays_which_role() 
 fn compare(lease: &Lease) -> (u64, u64) {
     let world = lease.world();
     let full = search(&world, Reductions::none(), false);
-    assert_eq!(full.symmetry, Symmetry::Off);
+    assert_eq!(full.plan.symmetry, Symmetry::Off);
     let mut counts = (full.stats.unique_states, 0);
     for depth_first in [false, true] {
         for (partial_order, symmetry) in [(false, true), (true, false), (true, true)] {
@@ -351,7 +352,7 @@ fn clients_with_different_clocks_are_not_merged() {
 fn a_counterexample_of_the_symmetric_search_shrinks_on_the_full_model() {
     let world = Lease::uniform(3, 80, 40, 50).world();
     let report = search(&world, reductions(false, true), false);
-    assert!(report.symmetry.is_on(), "{}", report.symmetry);
+    assert!(report.plan.symmetry.is_on(), "{}", report.plan.symmetry);
     let Status::Violated(path) = &report.property("mutual-exclusion").unwrap().status else {
         panic!("a pause of 50 ms with 40 ms of work outlives an 80 ms lease");
     };
@@ -392,12 +393,12 @@ fn sharded_search_under_symmetry_merges_to_the_unsharded_search() {
     for (clients, ttl_ms, work_ms, pause_ms) in [(2, 100, 60, 50), (3, 80, 40, 50)] {
         let world = Lease::uniform(clients, ttl_ms, work_ms, pause_ms).world();
         let whole = search(&world, reductions(false, true), false);
-        assert!(whole.symmetry.is_on());
+        assert!(whole.plan.symmetry.is_on());
         let shards: Vec<_> = (0..3)
             .map(|k| {
                 let plan = ShardPlan::new(3, k).unwrap().with_roots_per_shard(4);
                 let options = Options {
-                    stop_at_first_violation: false,
+                    stop: Stop::Never,
                     reductions: reductions(false, true),
                     ..Options::default()
                 };
@@ -406,7 +407,7 @@ fn sharded_search_under_symmetry_merges_to_the_unsharded_search() {
             .collect();
         assert!(shards
             .iter()
-            .all(|s| s.split.is_some() && s.report.symmetry.is_on()));
+            .all(|s| s.split.is_some() && s.report.plan.symmetry.is_on()));
         let merged = union_len(shards.iter().map(|s| s.keys.iter().copied()).collect());
         assert_eq!(merged, whole.stats.unique_states, "{clients} clients");
         let summed: u64 = shards.iter().map(|s| s.report.stats.unique_states).sum();

@@ -9,6 +9,7 @@ use lockcheck_sim::world::{
     ProcessId, ProcessSpec, StateOf, World,
 };
 use lockcheck_sim::Model;
+use lockcheck_sim::Stop;
 
 /// Sends its greetings at start, sets its timers, and logs every event with its clocks.
 #[derive(Clone, Debug)]
@@ -447,7 +448,7 @@ fn a_timer_set_among_durations_is_a_labelled_choice_explored_exhaustively() {
         ]
     );
     let options = Options {
-        stop_at_first_violation: false,
+        stop: Stop::Never,
         ..Options::default()
     };
     let report = explore(&w, &mut BreadthFirst::default(), options);

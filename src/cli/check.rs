@@ -153,6 +153,8 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         j["branching"] = stats::branching_json(&report.stats);
         text.push_str(&stats::branching_text(&report.stats));
     }
+    text.push_str(&stats::plan_text(&report.plan));
+    j["plan"] = stats::plan_json(&report.plan);
     text.push_str(&stats::reductions_text(report));
     text.push_str(&stats::search_text(report));
     j["search"] = stats::search_json(report);

@@ -50,12 +50,12 @@ pub struct Limits {
     /// interchangeable processes plays which role are then stored apart).
     #[arg(long)]
     pub no_symmetry: bool,
-    /// Switch the value abstraction off (values a process declares dead, such as a finished
+    /// Switch the dead-values reduction off (values a process declares dead, such as a finished
     /// client's bookkeeping, then tell states apart).
     #[arg(long)]
     pub no_dead_values: bool,
     /// Search on this many threads (default: the cores available). The results are the
-    /// same for every number; with partial-order reduction or the value abstraction the
+    /// same for every number; with partial-order reduction or the dead-values reduction the
     /// threads compute successors and one deduplicates.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
@@ -141,16 +141,16 @@ pub(super) fn options(
 ) -> lockcheck_sim::Options {
     let mut o = scenario.explore.options();
     if let Some(n) = limits.max_states {
-        o.max_states = Some(n);
+        o.limits.max_states = Some(n);
     }
     if let Some(d) = limits.max_depth {
-        o.max_depth = Some(d);
+        o.limits.max_depth = Some(d);
     }
     if let Some(t) = limits.max_virtual_time {
-        o.max_virtual_time_ms = Some(t);
+        o.limits.max_virtual_time_ms = Some(t);
     }
-    o.time_limit_ms = limits.time_limit;
-    o.max_memory_bytes = memory_limit(limits).0;
+    o.limits.time_limit_ms = limits.time_limit;
+    o.limits.max_memory_bytes = memory_limit(limits).0;
     if limits.no_reduction || limits.no_partial_order {
         o.reductions.partial_order = false;
     }
@@ -160,18 +160,18 @@ pub(super) fn options(
     if limits.no_reduction || limits.no_dead_values {
         o.reductions.dead_values = false;
     }
-    o.memory_gauge = Some(Arc::new(memory::ProcessMemory));
-    o.interrupt = Some(interrupt::flag());
-    o.threads = threads(limits);
+    o.hooks.memory_gauge = Some(Arc::new(memory::ProcessMemory));
+    o.hooks.interrupt = Some(interrupt::flag());
+    o.parallelism.threads = threads(limits);
     if let Some(bits) = limits.fingerprint_bits {
-        o.wide_fingerprints = bits == 128;
+        o.storage.wide_fingerprints = bits == 128;
     }
-    o.hash_compaction = limits.hash_compaction;
+    o.storage.hash_compaction = limits.hash_compaction;
     let clock = Arc::new(SystemWallClock::start());
-    o.wall_clock = Some(clock.clone());
+    o.hooks.wall_clock = Some(clock.clone());
     if let Some(bar) = progress {
-        let threads = o.threads as u64;
-        o.progress = Some(Box::new(move |s: &lockcheck_sim::Stats| {
+        let threads = o.parallelism.threads as u64;
+        o.hooks.progress = Some(Box::new(move |s: &lockcheck_sim::Stats| {
             bar.set_message(progress_text(s, clock.elapsed_ms(), threads));
             bar.tick();
         }));
@@ -223,8 +223,11 @@ pub fn run_check(
 ) -> Result<Checked, InputError> {
     let bar = spinner(json);
     let mut o = options(scenario, limits, bar.clone());
-    o.stop_at_first_violation = !all_oracles;
-    o.stop_when_all_settled = all_oracles;
+    o.stop = if all_oracles {
+        lockcheck_sim::Stop::WhenAllSettled
+    } else {
+        lockcheck_sim::Stop::AtFirstViolation
+    };
     let checked = check_with(scenario, mode, o).map_err(build_error)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -31,8 +31,8 @@ pub(super) fn cmd_check_shard(
     let world = scenario
         .build()
         .map_err(build_error)?
-        .with_wide_fingerprints(options.wide_fingerprints);
-    let stop_at_first = options.stop_at_first_violation;
+        .with_wide_fingerprints(options.storage.wide_fingerprints);
+    let stop_at_first = options.stop == lockcheck_sim::Stop::AtFirstViolation;
     let hash = plan_hash(&world, scenario, &options, plan);
     let found = explore_shard(&world, plan, options);
     if let Some(bar) = bar {
@@ -43,7 +43,7 @@ pub(super) fn cmd_check_shard(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    write_keys(&keys_file, &found.keys, found.report.fingerprints.is_wide())
+    write_keys(&keys_file, &found.keys, found.report.plan.width.is_wide())
         .map_err(|e| CliError::write(&keys_file, &e))?;
     let result = ShardResult::new(
         scenario,

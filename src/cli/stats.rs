@@ -2,7 +2,9 @@
 //! choice) and which reductions ran with what they saved.
 
 use crate::oracles::RedisWorld;
-use lockcheck_sim::{DeadValues, PartialOrder, Report, Stats, Symmetry, Width};
+use lockcheck_sim::{
+    DeadValues, Engine, PartialOrder, Plan, Report, Stats, Symmetry, Table, Width,
+};
 use serde_json::{json, Value};
 
 /// The branching table (`check --stats`).
@@ -42,7 +44,7 @@ pub fn branching_json(stats: &Stats) -> Value {
 /// One line: which reductions ran and what they saved.
 pub fn reductions_text(report: &Report<RedisWorld>) -> String {
     let s = &report.stats;
-    let partial_order = match &report.partial_order {
+    let partial_order = match &report.plan.partial_order {
         PartialOrder::On => {
             let offered: u64 = s.branching.nonzero().map(|(_, c)| c.offered).sum();
             let expanded: u64 = s.branching.nonzero().map(|(_, c)| c.expanded).sum();
@@ -58,7 +60,7 @@ pub fn reductions_text(report: &Report<RedisWorld>) -> String {
         }
         other => format!("reductions: partial order {other}\n"),
     };
-    let symmetry = match &report.symmetry {
+    let symmetry = match &report.plan.symmetry {
         Symmetry::On(groups) => format!(
             "reductions: symmetry on: {groups}: {} distinct states met, deduplicated to {} representatives (at least {:.2}x fewer)\n",
             s.symmetric_states_met,
@@ -67,58 +69,103 @@ pub fn reductions_text(report: &Report<RedisWorld>) -> String {
         ),
         other => format!("reductions: symmetry {other}\n"),
     };
-    let dead_values = match &report.dead_values {
+    let dead_values = match &report.plan.dead_values {
         DeadValues::On => format!(
             "reductions: dead values on: {} distinct states met, deduplicated to {} ({:.2}x fewer{})\n",
-            s.live_states_met,
+            s.dead_values_states_met,
             s.unique_states,
-            s.live_states_met as f64 / s.unique_states.max(1) as f64,
-            if report.symmetry.is_on() { ", with symmetry" } else { "" },
+            s.dead_values_states_met as f64 / s.unique_states.max(1) as f64,
+            if report.plan.symmetry.is_on() { ", with symmetry" } else { "" },
         ),
         other => format!("reductions: dead values {other}\n"),
     };
     partial_order + &symmetry + &dead_values
 }
 
-/// The reductions as JSON.
-pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
-    let s = &report.stats;
-    let partial_order = match &report.partial_order {
-        PartialOrder::On => json!({
-            "status": "on",
-            "reduced_states": s.reduced_states,
-            "proviso_expansions": s.proviso_expansions,
-            "settled_states": s.settled_states,
-        }),
+/// The plan the search ran, decided before it started: one line a decision.
+pub fn plan_text(plan: &Plan) -> String {
+    let lines = plan.to_string();
+    let lines: Vec<String> = lines.lines().map(|l| format!("  {l}\n")).collect();
+    format!("plan:\n{}", lines.concat())
+}
+
+/// [`plan_text`] as JSON.
+pub fn plan_json(plan: &Plan) -> Value {
+    let engine = &plan.engine;
+    let mut j = json!({
+        "engine": engine.name(),
+        "engine_text": engine.to_string(),
+        "threads": engine.threads(),
+        "partial_order": partial_order_json(&plan.partial_order),
+        "symmetry": symmetry_json(&plan.symmetry),
+        "dead_values": dead_values_json(&plan.dead_values),
+        "fingerprint_bits": plan.width.bits(),
+    });
+    if let Width::Only64(why) = &plan.width {
+        j["fingerprint_bits_refused"] = json!(why);
+    }
+    j["visited_set"] = match plan.table {
+        Table::Exact => json!({"kind": "exact"}),
+        Table::Compact { planned_states } => {
+            json!({"kind": "compact", "planned_states": planned_states})
+        }
+    };
+    j
+}
+
+/// Whether partial-order reduction ran, or why not, as JSON.
+fn partial_order_json(decision: &PartialOrder) -> Value {
+    match decision {
+        PartialOrder::On => json!({"status": "on"}),
         PartialOrder::Off => json!({"status": "off"}),
         PartialOrder::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
-    };
-    let symmetry = match &report.symmetry {
-        Symmetry::On(groups) => json!({
-            "status": "on",
-            "groups": groups,
-            "states_met": s.symmetric_states_met,
-            "representatives": s.unique_states,
-        }),
+    }
+}
+
+/// Whether symmetry reduction ran (over which groups), or why not, as JSON.
+fn symmetry_json(decision: &Symmetry) -> Value {
+    match decision {
+        Symmetry::On(groups) => json!({"status": "on", "groups": groups}),
         Symmetry::Off => json!({"status": "off"}),
         Symmetry::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
-    };
-    let dead_values = match &report.dead_values {
-        DeadValues::On => json!({
-            "status": "on",
-            "states_met": s.live_states_met,
-            "stored": s.unique_states,
-        }),
+    }
+}
+
+/// Whether the dead-values reduction ran, or why not, as JSON.
+fn dead_values_json(decision: &DeadValues) -> Value {
+    match decision {
+        DeadValues::On => json!({"status": "on"}),
         DeadValues::Off => json!({"status": "off"}),
         DeadValues::Unavailable(why) => json!({"status": "unavailable", "reason": why}),
-    };
+    }
+}
+
+/// The reductions as JSON: each decision with what it saved.
+pub fn reductions_json(report: &Report<RedisWorld>) -> Value {
+    let (s, plan) = (&report.stats, &report.plan);
+    let mut partial_order = partial_order_json(&plan.partial_order);
+    if plan.partial_order.is_on() {
+        partial_order["reduced_states"] = json!(s.reduced_states);
+        partial_order["proviso_expansions"] = json!(s.proviso_expansions);
+        partial_order["settled_states"] = json!(s.settled_states);
+    }
+    let mut symmetry = symmetry_json(&plan.symmetry);
+    if plan.symmetry.is_on() {
+        symmetry["states_met"] = json!(s.symmetric_states_met);
+        symmetry["representatives"] = json!(s.unique_states);
+    }
+    let mut dead_values = dead_values_json(&plan.dead_values);
+    if plan.dead_values.is_on() {
+        dead_values["states_met"] = json!(s.dead_values_states_met);
+        dead_values["stored"] = json!(s.unique_states);
+    }
     json!({ "partial_order": partial_order, "symmetry": symmetry, "dead_values": dead_values })
 }
 
 /// How the search ran: its threads and, for a complete search, the probability that two
 /// of its states shared a fingerprint.
 pub fn search_text(report: &Report<RedisWorld>) -> String {
-    let mut text = format!("search: {}", report.threads);
+    let mut text = format!("search: {}", report.ran());
     if let (Some(p), Some(c)) = (report.collision_probability(), report.compaction) {
         text.push_str(&format!(
             ", hash compaction: {} fingerprints in {} slots of 4 bytes ({} beyond them whole), {} comparisons: probability that a state was taken for another at most {p:.1e}",
@@ -127,7 +174,7 @@ pub fn search_text(report: &Report<RedisWorld>) -> String {
     } else if let Some(p) = report.collision_probability() {
         text.push_str(&format!(
             ", {}-bit fingerprints: probability that two of the {} states collide {p:.1e}{}",
-            report.fingerprints.bits(),
+            report.plan.width.bits(),
             report.stats.unique_states,
             if p > 1e-6 {
                 " (above one in a million: --fingerprint-bits 128 makes it negligible)"
@@ -135,32 +182,35 @@ pub fn search_text(report: &Report<RedisWorld>) -> String {
                 ""
             }
         ));
-    } else if report.fingerprints != Width::Bits64 {
-        text.push_str(&format!(", fingerprints of {}", report.fingerprints));
+    } else if report.plan.width != Width::Bits64 {
+        text.push_str(&format!(", fingerprints of {}", report.plan.width));
     }
     text + "\n"
 }
 
 /// [`search_text`] as JSON.
 pub fn search_json(report: &Report<RedisWorld>) -> Value {
-    let mut j = json!({ "threads": report.threads.count() });
-    match &report.threads {
-        lockcheck_sim::Threads::Refused { asked, why } => {
+    let engine = &report.plan.engine;
+    let mut j = json!({ "threads": engine.threads() });
+    match engine {
+        Engine::OneThread {
+            refused: Some((asked, why)),
+        } => {
             j["threads_asked"] = json!(asked);
             j["threads_refused"] = json!(why);
         }
-        lockcheck_sim::Threads::Prepared { why, percent, .. } => {
+        Engine::Lookahead { why, .. } => {
             j["threads_deduplicating"] = json!(1);
             j["threads_deduplicating_why"] = json!(why);
-            j["threads_prepared_percent"] = json!(percent);
+            j["threads_prepared_percent"] = json!(report.threads_used_percent);
         }
-        lockcheck_sim::Threads::Tuned { percent, .. } => {
-            j["threads_used_percent"] = json!(percent);
+        Engine::Batches { tuned: true, .. } => {
+            j["threads_used_percent"] = json!(report.threads_used_percent);
         }
-        lockcheck_sim::Threads::Ran(_) => {}
+        _ => {}
     }
-    j["fingerprint_bits"] = json!(report.fingerprints.bits());
-    if let Width::Only64(why) = &report.fingerprints {
+    j["fingerprint_bits"] = json!(report.plan.width.bits());
+    if let Width::Only64(why) = &report.plan.width {
         j["fingerprint_bits_refused"] = json!(why);
     }
     if let Some(p) = report.collision_probability() {

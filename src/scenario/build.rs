@@ -453,11 +453,17 @@ impl ExploreSpec {
     /// Kernel options for an exhaustive check.
     pub fn options(&self) -> lockcheck_sim::Options {
         lockcheck_sim::Options {
-            max_depth: self.max_depth,
-            max_states: Some(self.max_states),
-            max_virtual_time_ms: self.max_virtual_time_ms,
             reductions: lockcheck_sim::Reductions::all(),
-            wide_fingerprints: self.fingerprint_bits == 128,
+            limits: lockcheck_sim::Limits {
+                max_depth: self.max_depth,
+                max_states: Some(self.max_states),
+                max_virtual_time_ms: self.max_virtual_time_ms,
+                ..lockcheck_sim::Limits::default()
+            },
+            storage: lockcheck_sim::Storage {
+                wide_fingerprints: self.fingerprint_bits == 128,
+                ..lockcheck_sim::Storage::default()
+            },
             ..lockcheck_sim::Options::default()
         }
     }

@@ -82,10 +82,7 @@ impl Oracle {
     /// Whether this oracle is a witness (`sometimes`): the fault a scenario is about must
     /// matter, rather than something must never happen.
     pub fn is_witness(&self) -> bool {
-        matches!(
-            self.property.expectation,
-            lockcheck_sim::Expectation::Sometimes(_)
-        )
+        matches!(self.property.claim, lockcheck_sim::Claim::Sometimes(_))
     }
 }
 

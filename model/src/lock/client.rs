@@ -294,7 +294,7 @@ impl Actor for LockClient {
         state.phase == Phase::Done
     }
 
-    fn hash_live_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
+    fn hash_state_without_dead_values(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.round).hash(h);
         self.hash_position(state, h);
         self.hash_common(state, now, h, |e, now, h| {

@@ -1,16 +1,17 @@
 //! The key under which the explorer deduplicates a state: the model's fingerprint (or its
-//! symmetry class's), folded with the path's open obligations and, under a virtual-time
-//! bound, the time left, and cut to lane A unless the search compares 128 bits
-//! (`explorer::width`). One definition for the sequential and the parallel search.
+//! symmetry class's, or the one without dead values), folded with the path's open
+//! obligations and, under a virtual-time bound, the time left, and cut to lane A unless the
+//! search compares 128 bits (`plan::Width`). One definition for every engine.
 
 use crate::checker::Checker;
 use crate::fingerprint::{combine, lane_a, Fingerprint};
 use crate::model::Model;
-use crate::Options;
+use crate::options::Options;
+use crate::plan::Plan;
 
 /// What a search's keys depend on besides the state: which reductions change the model's
-/// fingerprint, and the virtual-time bound. A copy of the options' part that any thread may
-/// hold.
+/// fingerprint, the virtual-time bound and the width compared. A copy of the plan's and
+/// the options' part that any thread may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct KeyMode {
     symmetry: bool,
@@ -20,24 +21,42 @@ pub(super) struct KeyMode {
 }
 
 impl KeyMode {
-    /// The mode of a search whose options say which reductions run (as decided).
-    pub(super) fn of(options: &Options) -> Self {
-        Self::with(
-            options.reductions.symmetry,
-            options.reductions.dead_values,
-            options,
-        )
+    /// The mode of a search that runs `plan` under `options`.
+    pub(super) fn of(plan: &Plan, options: &Options) -> Self {
+        KeyMode {
+            symmetry: plan.symmetry.is_on(),
+            dead_values: plan.dead_values.is_on(),
+            bound_ms: options.limits.max_virtual_time_ms,
+            wide: plan.width.is_wide(),
+        }
     }
 
-    /// The mode of a search under `options`, with symmetry and the value abstraction as
-    /// given (decided for the search, whatever the options asked).
-    pub(super) fn with(symmetry: bool, dead_values: bool, options: &Options) -> Self {
-        KeyMode {
-            symmetry,
-            dead_values,
-            bound_ms: options.max_virtual_time_ms,
-            wide: options.wide_fingerprints,
-        }
+    /// The virtual-time bound past which states are not expanded.
+    pub(super) fn bound_ms(self) -> Option<u64> {
+        self.bound_ms
+    }
+
+    /// The key of `state` itself, where the search counts the distinct states it met: under
+    /// symmetry every state's (its key is its class's), under the dead-values reduction alone
+    /// that of a state holding dead values (a state without any is its own key).
+    #[inline]
+    pub(super) fn own_key<M: Model>(
+        self,
+        model: &M,
+        state: &M::State,
+        obligations: &Option<Box<[u64]>>,
+        vt: u64,
+    ) -> Option<Fingerprint> {
+        let counts = self.symmetry || (self.dead_values && model.has_dead_values(state));
+        counts.then(|| {
+            dedup_key::<M>(
+                model.fingerprint(state),
+                obligations,
+                vt,
+                self.bound_ms,
+                self.wide,
+            )
+        })
     }
 
     /// The key under which `state`, reached with `obligations` at `vt`, is deduplicated.
@@ -50,9 +69,9 @@ impl KeyMode {
         vt: u64,
     ) -> Fingerprint {
         let model_fp = match (self.symmetry, self.dead_values) {
-            (true, true) => model.canonical_live_fingerprint(state).0,
+            (true, true) => model.canonical_fingerprint_without_dead_values(state).0,
             (true, false) => model.canonical_fingerprint(state).0,
-            (false, true) => model.live_fingerprint(state),
+            (false, true) => model.fingerprint_without_dead_values(state),
             (false, false) => model.fingerprint(state),
         };
         dedup_key::<M>(model_fp, obligations, vt, self.bound_ms, self.wide)
@@ -63,7 +82,7 @@ impl KeyMode {
 /// `obligations` at `vt`, under the virtual-time bound `bound_ms` (if any): both lanes when
 /// `wide`, lane A alone otherwise.
 #[inline]
-pub(super) fn dedup_key<M: Model>(
+fn dedup_key<M: Model>(
     model_fp: Fingerprint,
     obligations: &Option<Box<[u64]>>,
     vt: u64,

@@ -1,15 +1,16 @@
-//! Breadth-first search with its expansions prepared ahead, on several threads: the
-//! parallel search for partial-order reduction and the value abstraction.
+//! The lookahead engine: breadth-first search with its expansions prepared ahead, on
+//! several threads, for partial-order reduction and the dead-values reduction.
 //!
 //! The idea: preparing an expansion (the enabled actions, the persistent subset, the
-//! successors and their fingerprints, and the entry's own key) reads the entry and nothing
-//! the search has done (`Prep`), and breadth-first search expands its queue's entries in
-//! queue order. So the search takes the entries at the queue's front early, in batches of
+//! successors and their keys, and the entry's own key) reads the entry and nothing the
+//! search has done (`explorer::expand`), and breadth-first search expands its queue's
+//! entries in queue order. So the search takes the entries at the queue's front early, in batches of
 //! `BATCH`, and hands them to worker threads (a few batches ahead, so that the workers
 //! prepare while the search expands); each entry is then expanded on the search's thread, in
 //! queue order, exactly as one thread does it: deduplication, the cycle proviso (which asks
 //! what was *expanded* before, and so depends on the order of expansions), settling
-//! transient states, the value abstraction's counts, properties, the path log and the queue.
+//! transient states, the dead-values reduction's counts, properties, the path log and the
+//! queue.
 //! New entries go behind the ones taken, so the order is the queue's. Everything but the
 //! wall-time, memory and interrupt limits is therefore that of the one-thread search,
 //! whatever the number of threads: the same states, statistics, counterexamples and
@@ -19,13 +20,18 @@
 //! the workers with the next batch to be dropped there, since freeing what another thread
 //! allocated was the search thread's largest cost after deduplication.
 
-use super::{search, Options, Pending, Prep, Prepared, Search, Successor, Threads};
-use super::{DeadValues, KeyMode, PartialOrder, Symmetry};
-use crate::checker::Checker;
-use crate::frontier::{BreadthFirst, Frontier};
+use super::expand::{Expanded, Prep, Prepared, Scratch, Successor, Which};
+use super::key::KeyMode;
+use super::run;
+use super::search::Search;
+use crate::checker::Obligations;
+use crate::frontier::{BreadthFirst, Frontier, Pending};
 use crate::model::Model;
+use crate::options::Options;
+use crate::plan::Plan;
 use crate::report::Report;
 use std::collections::VecDeque;
+use std::mem::take;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
@@ -39,8 +45,8 @@ const BATCH: usize = 256;
 /// set), so that those cache misses overlap with the expansions before it.
 const PREFETCH_AHEAD: usize = 2;
 
-/// An entry taken from the queue early, with its expansion (none when it will be cut off).
-pub(super) type Ready<S> = (Pending<S>, Option<Prepared<S>>);
+/// An entry taken from the queue early, with its expansion.
+pub(super) type Ready<S> = (Pending<S>, Prepared<S>);
 
 /// A batch handed to the workers, states for them to drop, and where the batch's expansions
 /// come back.
@@ -95,8 +101,8 @@ impl<M: Model> PrepareMany<M> for Workers<'_, M::State> {
 }
 
 /// A worker: prepares batch after batch until the search drops the job queue.
-fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>, cuts: &Cuts) {
-    let (mut enabled, mut all, mut subset) = (Vec::new(), Vec::new(), Vec::new());
+fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>) {
+    let mut scratch = Scratch::default();
     loop {
         let job = jobs.lock().map(|jobs| jobs.recv());
         let Ok(Ok((entries, dead, done))) = job else {
@@ -106,15 +112,8 @@ fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>, cut
         let ready = entries
             .into_iter()
             .map(|entry| {
-                if cuts.cut_off(prep.model, &entry) {
-                    return (entry, None);
-                }
-                enabled.clear();
-                prep.model.actions(&entry.state, &mut enabled);
-                all.clear();
-                all.extend(0..enabled.len());
-                let prepared = prep.prepare(&entry, &enabled, &all, &mut subset, Vec::new());
-                (entry, Some(prepared))
+                let prepared = prep.prepare_all(&entry, &mut scratch, Vec::new());
+                (entry, prepared)
             })
             .collect();
         // The search may have stopped meanwhile; then nobody waits for this batch.
@@ -122,82 +121,55 @@ fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>, cut
     }
 }
 
-/// The bounds that cut an entry off instead of expanding it.
-#[derive(Clone, Copy)]
-pub(super) struct Cuts {
-    max_depth: Option<u32>,
-    max_virtual_time_ms: Option<u64>,
-}
-
-impl Cuts {
-    pub(super) fn of(options: &Options) -> Self {
-        Cuts {
-            max_depth: options.max_depth,
-            max_virtual_time_ms: options.max_virtual_time_ms,
-        }
-    }
-
-    /// Whether `entry` will be cut off by the depth or virtual-time bound, not expanded.
-    pub(super) fn cut_off<M: Model>(self, model: &M, entry: &Pending<M::State>) -> bool {
-        self.max_depth.is_some_and(|d| entry.depth >= d)
-            || self
-                .max_virtual_time_ms
-                .is_some_and(|t| model.virtual_time_ms(&entry.state) > t)
-    }
-}
-
-/// Explores `model` breadth-first with its expansions prepared on `options.threads` worker
-/// threads (the search's own thread expands them): the report of `explore` with a
-/// `BreadthFirst` frontier (see the module doc); `why` says why deduplication stays on one
-/// thread.
-pub(super) fn explore_lookahead<M>(model: &M, options: Options, why: String) -> Report<M>
+/// Runs `plan` (a `Lookahead` engine on `threads` threads) breadth-first with its
+/// expansions prepared on worker threads (the search's own thread admits them): the report
+/// of the core loop with a `BreadthFirst` frontier (see the module doc).
+pub(super) fn explore_lookahead<M>(
+    model: &M,
+    plan: Plan,
+    options: Options,
+    threads: usize,
+) -> Report<M>
 where
     M: Model + Sync,
     M::State: Send + Sync,
     M::Action: Send + Sync,
 {
-    let threads = options.threads;
     let mut frontier = BreadthFirst::default();
-    let checker = Checker::new(options.judged.select(model.properties()));
-    // The decisions `search` makes, made here for the workers' keys and subsets.
-    let partial_order = PartialOrder::decide(&checker.props, &options.reductions, &frontier);
-    let symmetry = Symmetry::decide(model, &options.reductions, &frontier).is_on();
-    let dead_values = DeadValues::decide::<M, _>(&options.reductions, &frontier).is_on();
-    let observes = super::observes_of(&checker.props);
+    // What the workers read: the search's own, built alike (the search keeps its verdicts
+    // apart from them).
+    let props = options.judged.select(model.properties());
+    let observes: Vec<_> = props.iter().filter_map(|p| p.observes.clone()).collect();
+    let obligations = Obligations::new(&props);
     let prep = Prep {
         model,
         observes: &observes,
-        partial_order: partial_order.is_on(),
-        keys: KeyMode::with(symmetry, dead_values, &options),
+        obligations: &obligations,
+        partial_order: plan.partial_order.is_on(),
+        keys: KeyMode::of(&plan, &options),
+        max_depth: options.limits.max_depth,
     };
-    let cuts = Cuts::of(&options);
     let (jobs, queue) = channel();
     let queue = Mutex::new(queue);
     let handed = AtomicU64::new(0);
-    let (mut report, _visited) = std::thread::scope(|scope| {
+    let mut report = std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| work(&prep, &queue, &cuts));
+            scope.spawn(|| work(&prep, &queue));
         }
-        let mode = (prep.partial_order, prep.keys);
         let workers = Workers {
             jobs,
             count: threads,
-            mode,
+            mode: (prep.partial_order, prep.keys),
             handed: &handed,
         };
-        match search(model, &mut frontier, options, Some(&workers)) {
-            Ok(done) => done,
+        match run(model, plan, &mut frontier, options, Some(&workers)) {
+            Ok((report, _visited)) => report,
             Err(never) => match never {},
         }
         // Dropping `workers` closes the job queue: the workers return.
     });
     let expanded = report.stats.expanded_states.max(1);
-    let percent = (handed.into_inner() * 100 / expanded).min(100);
-    report.threads = Threads::Prepared {
-        threads,
-        why,
-        percent,
-    };
+    report.threads_used_percent = Some((handed.into_inner() * 100 / expanded).min(100));
     report
 }
 
@@ -253,6 +225,19 @@ impl<'m, M: Model> Search<'m, M> {
                 let ready = receiver
                     .recv()
                     .expect("internal bug: a worker stopped with a batch in hand");
+                // A batch comes back whole and in the order it was handed over, so that the
+                // entries are expanded in queue order and the workers keep none of them.
+                assert_eq!(
+                    ready.len(),
+                    len,
+                    "internal bug: a batch came back with another number of entries"
+                );
+                debug_assert!(
+                    ready
+                        .iter()
+                        .all(|(entry, prepared)| entry.node == prepared.node),
+                    "internal bug: an expansion came back with another entry"
+                );
                 self.pipeline.ready.extend(ready);
             }
         }
@@ -264,7 +249,7 @@ impl<'m, M: Model> Search<'m, M> {
             self.hand_over(many, frontier);
         }
         let (entry, prepared) = self.pipeline.ready.pop_front()?;
-        self.ahead = prepared;
+        self.ahead = Some(prepared);
         Some(entry)
     }
 
@@ -301,16 +286,13 @@ impl<'m, M: Model> Search<'m, M> {
         &mut self,
         entry: &Pending<M::State>,
         frontier: &mut F,
-        enabled: &mut Vec<M::Action>,
-        selected: &mut Vec<usize>,
-        options: &Options,
     ) -> Result<Prepared<M::State>, F::Error> {
-        let buffer = match self.ahead.take() {
+        let mut buffer = match self.ahead.take() {
             Some(ahead) if ahead.node == entry.node => {
                 match self.pipeline.ready.get(PREFETCH_AHEAD) {
-                    Some((_, Some(next))) => self.prefetch_prepared(next),
+                    Some((_, next)) => self.prefetch_prepared(next),
                     _ if self.many.is_none() && self.pipeline.len() == 0 => {
-                        self.prepare_next(frontier, enabled, selected, options)
+                        self.prepare_next(frontier)
                     }
                     _ => {}
                 }
@@ -320,34 +302,75 @@ impl<'m, M: Model> Search<'m, M> {
             Some(stale) => stale.successors,
             None => std::mem::take(&mut self.spare),
         };
-        enabled.clear();
-        self.model.actions(&entry.state, enabled);
-        selected.clear();
-        frontier.select(self.model, &entry.state, enabled, selected)?;
-        let prepared = self.prepare(entry, enabled, selected, buffer, options);
+        buffer.clear();
+        let prepared = match self.prep().cut(entry) {
+            Some(fate) => Prepared {
+                node: entry.node,
+                expanded: Expanded::cut(fate),
+                successors: buffer,
+            },
+            None => self.prepare_chosen(entry, frontier, buffer)?,
+        };
         if self.many.is_none() {
-            self.prepare_next(frontier, enabled, selected, options);
+            self.prepare_next(frontier);
         }
         Ok(prepared)
     }
 
-    /// Prepares the expansion of the entry next in line, if the frontier knows it.
-    fn prepare_next<F: Frontier<M>>(
+    /// The expansion of `entry` under the actions the frontier selects (all of them: under
+    /// partial-order reduction, a persistent subset), its successors' slots prefetched.
+    fn prepare_chosen<F: Frontier<M>>(
         &mut self,
-        frontier: &F,
-        enabled: &mut Vec<M::Action>,
-        selected: &mut Vec<usize>,
-        options: &Options,
-    ) {
+        entry: &Pending<M::State>,
+        frontier: &mut F,
+        mut successors: Vec<Successor<M::State>>,
+    ) -> Result<Prepared<M::State>, F::Error> {
+        let (mut enabled, mut selected) = (take(&mut self.enabled), take(&mut self.selected));
+        enabled.clear();
+        self.model.actions(&entry.state, &mut enabled);
+        selected.clear();
+        frontier.select(self.model, &entry.state, &enabled, &mut selected)?;
+        let which = if selected.len() == enabled.len() {
+            Which::All
+        } else {
+            Which::Chosen(&selected)
+        };
+        let mut subset = take(&mut self.subset);
+        let expanded = (self.prep()).expand(entry, &enabled, which, &mut subset, &mut successors);
+        (self.enabled, self.selected, self.subset) = (enabled, selected, subset);
+        let prepared = Prepared {
+            node: entry.node,
+            expanded,
+            successors,
+        };
+        self.prefetch_prepared(&prepared);
+        Ok(prepared)
+    }
+
+    /// Prepares the expansion of the entry next in line, if the frontier knows it.
+    fn prepare_next<F: Frontier<M>>(&mut self, frontier: &F) {
         let Some(next) = frontier.peek_next() else {
             return;
         };
-        let buffer: Vec<Successor<M::State>> = std::mem::take(&mut self.spare);
-        enabled.clear();
-        self.model.actions(&next.state, enabled);
-        selected.clear();
-        selected.extend(0..enabled.len());
-        let prepared = self.prepare(next, enabled, selected, buffer, options);
+        let mut scratch = Scratch {
+            enabled: take(&mut self.enabled),
+            subset: take(&mut self.subset),
+        };
+        let buffer = take(&mut self.spare);
+        let prepared = self.prep().prepare_all(next, &mut scratch, buffer);
+        (self.enabled, self.subset) = (scratch.enabled, scratch.subset);
+        self.prefetch_prepared(&prepared);
         self.ahead = Some(prepared);
+    }
+
+    /// Starts loading the table slots `prepared` will touch: its successors' in the visited
+    /// table and, under partial-order reduction, its own in the expanded set.
+    pub(super) fn prefetch_prepared(&self, prepared: &Prepared<M::State>) {
+        for next in &prepared.successors {
+            self.visited.prefetch(next.key.into());
+        }
+        if let (Some(key), Some(expanded)) = (prepared.expanded.own_key, &self.expanded) {
+            expanded.prefetch(key.into());
+        }
     }
 }

@@ -25,108 +25,13 @@
 //!
 //! Random walks and replay follow every action; reduction applies to exhaustive search.
 
-use super::{Admit, Options, Pending, Prep, Search, Step};
-use crate::branching::Tally;
-use crate::frontier::Frontier;
-use crate::model::Model;
-use crate::property::{Observes, Property};
-use std::fmt;
-
-/// What the properties can see of one action, as the model's persistent sets need it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sight {
-    /// No property can see it.
-    Hidden,
-    /// A property may see it and declared an observation digest: the explorer checks, in
-    /// each state, whether it really changes what the property observes.
-    Checked,
-    /// A property sees it.
-    Visible,
-}
-
-/// Which reductions an exhaustive search may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Reductions {
-    /// Partial-order reduction (persistent sets with the cycle proviso).
-    pub partial_order: bool,
-    /// Symmetry reduction (states deduplicated as their class's representative).
-    pub symmetry: bool,
-    /// Value abstraction (values the model declares dead left out of the fingerprint).
-    pub dead_values: bool,
-}
-
-impl Reductions {
-    /// Every reduction the kernel has.
-    pub fn all() -> Self {
-        Reductions {
-            partial_order: true,
-            symmetry: true,
-            dead_values: true,
-        }
-    }
-    /// No reduction: the full state space.
-    pub fn none() -> Self {
-        Reductions {
-            partial_order: false,
-            symmetry: false,
-            dead_values: false,
-        }
-    }
-}
-
-impl Default for Reductions {
-    fn default() -> Self {
-        Reductions::none()
-    }
-}
-
-/// Whether a search used partial-order reduction, or why not.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PartialOrder {
-    /// Used.
-    On,
-    /// Not asked for.
-    Off,
-    /// Asked for, but not applicable (the reason).
-    Unavailable(String),
-}
-
-impl PartialOrder {
-    /// Decides for a search of `props` with `frontier`.
-    pub(crate) fn decide<M: Model, F: Frontier<M>>(
-        props: &[Property<M>],
-        reductions: &Reductions,
-        frontier: &F,
-    ) -> Self {
-        if !reductions.partial_order {
-            return PartialOrder::Off;
-        }
-        if !frontier.prunes_visited() {
-            return PartialOrder::Unavailable("random walks and replay follow every action".into());
-        }
-        match props.iter().find(|p| p.observes.is_none()) {
-            Some(p) => PartialOrder::Unavailable(format!(
-                "property {} does not declare what it observes",
-                p.name
-            )),
-            None => PartialOrder::On,
-        }
-    }
-
-    pub fn is_on(&self) -> bool {
-        *self == PartialOrder::On
-    }
-}
-
-impl fmt::Display for PartialOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PartialOrder::On => f.write_str("on"),
-            PartialOrder::Off => f.write_str("off"),
-            PartialOrder::Unavailable(why) => write!(f, "not applicable: {why}"),
-        }
-    }
-}
+use super::admit::Admitted;
+use super::expand::{Fate, Prep, Successor, Which};
+use super::search::{Flow, Search};
+use crate::fingerprint::Fingerprint;
+use crate::frontier::{Frontier, Pending};
+use crate::model::{Model, Observes, Sight};
+use crate::options::Options;
 
 /// What the properties' declarations say of `action`.
 fn sight_of<M: Model>(model: &M, observes: &[Observes<M>], action: &M::Action) -> Sight {
@@ -175,7 +80,7 @@ impl<M: Model> Prep<'_, M> {
         &self,
         state: &M::State,
         enabled: &[M::Action],
-        successors: &[super::Successor<M::State>],
+        successors: &[Successor<M::State>],
     ) -> bool {
         let model = self.model;
         self.observes.iter().all(|o| {
@@ -184,7 +89,7 @@ impl<M: Model> Prep<'_, M> {
             };
             let mut before = None;
             successors.iter().all(|next| {
-                let declared_visible = (o.visible)(model, &enabled[next.choice]);
+                let declared_visible = (o.visible)(model, &enabled[next.choice as usize]);
                 if !declared_visible && !cfg!(debug_assertions) {
                     return true;
                 }
@@ -196,7 +101,7 @@ impl<M: Model> Prep<'_, M> {
                     declared_visible || unchanged,
                     "internal bug: property {} declares {:?} invisible, but it changed what the property observes",
                     o.name,
-                    enabled[next.choice]
+                    enabled[next.choice as usize]
                 );
                 unchanged
             })
@@ -205,33 +110,38 @@ impl<M: Model> Prep<'_, M> {
 }
 
 impl<M: Model> Search<'_, M> {
-    /// Marks `entry` (at virtual time `vt`) expanded, under partial-order reduction.
-    /// `own_key`, when given, is its key, prepared with its expansion.
+    /// Marks `entry` expanded, under partial-order reduction. `own_key`, when given, is its
+    /// key, prepared with its expansion.
     pub(super) fn mark_expanded(
         &mut self,
         entry: &Pending<M::State>,
-        vt: u64,
-        own_key: Option<crate::fingerprint::Fingerprint>,
-        options: &Options,
+        own_key: Option<Fingerprint>,
     ) {
         if self.expanded.is_none() {
             return;
         }
         let fp = own_key.unwrap_or_else(|| {
-            Self::fingerprint(self.model, &entry.state, &entry.obligations, vt, options)
+            let vt = self.model.virtual_time_ms(&entry.state);
+            (self.keys).key(self.model, &entry.state, &entry.obligations, vt)
         });
         if let Some(expanded) = self.expanded.as_mut() {
             expanded.insert(fp);
         }
     }
 
-    /// Whether the state with fingerprint `fp` had been expanded (partial-order reduction).
-    pub(super) fn was_expanded(&self, fp: crate::fingerprint::Fingerprint) -> bool {
+    /// Whether the state with key `fp` had been expanded (partial-order reduction).
+    pub(super) fn was_expanded(&self, fp: Fingerprint) -> bool {
         self.expanded.as_ref().is_some_and(|e| e.contains(fp))
     }
 
+    /// Whether `entry`, just admitted, is settled at once (a transient state under
+    /// partial-order reduction).
+    pub(super) fn settles(&self, entry: &Pending<M::State>) -> bool {
+        self.plan.partial_order.is_on() && self.model.is_transient(&entry.state)
+    }
+
     /// After a reduced expansion of `entry`: the cycle proviso. When a reduced successor
-    /// (or a state met settling one) had been visited before, the postponed actions are
+    /// (or a state met settling one) had been expanded before, the postponed actions are
     /// expanded too.
     pub(super) fn after_reduced<F: Frontier<M>>(
         &mut self,
@@ -239,120 +149,93 @@ impl<M: Model> Search<'_, M> {
         seen_any: bool,
         frontier: &mut F,
         options: &Options,
-    ) -> Step {
+    ) -> Flow {
         self.stats.reduced_states += 1;
         if !seen_any {
-            return Step::Go;
+            return Flow::Go;
         }
         self.stats.proviso_expansions += 1;
-        let model = self.model;
-        let mut enabled = Vec::new();
-        model.actions(&entry.state, &mut enabled);
-        let mut subset = Vec::new();
-        let reduced = self.prep(options).reduce(entry, &enabled, &mut subset);
+        let (mut enabled, mut subset) = (Vec::new(), Vec::new());
+        self.model.actions(&entry.state, &mut enabled);
+        let prep = self.prep();
+        let reduced = prep.reduce(entry, &enabled, &mut subset);
         assert!(
             reduced,
             "internal bug: a persistent set must be chosen the same way twice"
         );
-        let postponed: Vec<usize> = (0..enabled.len())
-            .filter(|i| subset.binary_search(i).is_err())
-            .collect();
-        let mut tally = Tally::default();
         let mut successors = Vec::new();
-        self.successors_into(
-            entry,
-            &enabled,
-            &postponed,
-            &mut tally,
-            &mut successors,
-            options,
-        );
-        self.stats.branching.add_expanded(&tally);
-        let prunes = frontier.prunes_visited();
+        let which = Which::Postponed(&subset);
+        let postponed = prep.expand(entry, &enabled, which, &mut Vec::new(), &mut successors);
+        self.stats.branching.add_expanded(&postponed.tally);
+        for next in &successors {
+            self.visited.prefetch(next.key.into());
+        }
         for next in successors {
-            if let Step::Stop(o) = self.admit_successor(entry, next, frontier, prunes, options) {
-                return Step::Stop(o);
+            if let Flow::Stop(o) = self.admit_successor(entry, next, None, frontier, options) {
+                return Flow::Stop(o);
             }
         }
-        Step::Go
+        Flow::Go
     }
 
     /// Settles the transient state `first` at once: every state met is admitted, settled
-    /// ones are pushed. Sets `last_seen` when any of them had been seen before.
+    /// ones are pushed. Sets `last_seen` when any of them had been expanded before.
     pub(super) fn settle<F: Frontier<M>>(
         &mut self,
         first: Pending<M::State>,
         frontier: &mut F,
         options: &Options,
-    ) -> Step {
-        let model = self.model;
+    ) -> Flow {
         let mut seen = false;
         let mut stack = std::mem::take(&mut self.settling);
-        let mut enabled = Vec::new();
+        let (mut enabled, mut successors) = (Vec::new(), Vec::new());
         stack.push(first);
         while let Some(entry) = stack.pop() {
-            if !model.is_transient(&entry.state) {
+            if !self.model.is_transient(&entry.state) {
                 frontier.push(entry);
                 continue;
             }
-            if options.max_depth.is_some_and(|d| entry.depth >= d) {
-                self.cut_by_depth = true;
+            if self.max_depth.is_some_and(|d| entry.depth >= d) {
+                self.cuts.depth = true;
                 self.stats.cut_off_states += 1;
                 continue;
             }
             self.stats.settled_states += 1;
-            let vt = model.virtual_time_ms(&entry.state);
-            self.mark_expanded(&entry, vt, None, options);
+            self.mark_expanded(&entry, None);
             enabled.clear();
-            model.actions(&entry.state, &mut enabled);
-            let mut tally = Tally::default();
-            for action in &enabled {
-                tally.offer(model.choice_kind(action));
-                tally.expand(model.choice_kind(action));
-            }
-            self.stats.branching.add(&tally);
-            if enabled.is_empty() {
+            self.model.actions(&entry.state, &mut enabled);
+            let prep = self.prep();
+            let settled = prep.expand(
+                &entry,
+                &enabled,
+                Which::Every,
+                &mut Vec::new(),
+                &mut successors,
+            );
+            self.stats.branching.add(&settled.tally);
+            if settled.fate == Fate::Terminal {
                 self.checker.at_terminal(&entry.obligations, &mut self.hits);
-                if let Step::Stop(o) = self.record_hits(entry.node, options) {
-                    return Step::Stop(o);
+                if let Flow::Stop(o) = self.record_hits(entry.node, options) {
+                    return Flow::Stop(o);
                 }
                 continue;
             }
-            for (choice, action) in enabled.iter().enumerate() {
-                let Some(state) = model.next_state(&entry.state, action) else {
-                    continue;
-                };
+            for next in successors.drain(..) {
                 self.stats.transitions += 1;
-                let vt = model.virtual_time_ms(&state);
-                let mut obligations = entry.obligations.clone();
-                let prunes = frontier.prunes_visited();
-                match self.admit(
-                    &state,
-                    vt,
-                    Some(entry.node),
-                    choice,
-                    None,
-                    &mut obligations,
-                    prunes,
-                    options,
-                ) {
-                    Admit::Stop(o) => return Step::Stop(o),
-                    Admit::Seen => seen |= self.was_expanded(self.last_fp),
-                    Admit::New(node) => {
-                        let depth = entry.depth + 1;
-                        self.stats.max_depth = self.stats.max_depth.max(depth);
-                        stack.push(Pending {
-                            state,
-                            node,
-                            depth,
-                            obligations,
-                        });
-                    }
+                debug_assert_eq!(
+                    next.vt,
+                    self.model.virtual_time_ms(&entry.state),
+                    "internal bug: settling a transient state moved time"
+                );
+                match self.admit(Some(&entry), next, None, frontier.prunes_visited(), options) {
+                    Admitted::Stop(o) => return Flow::Stop(o),
+                    Admitted::Seen(_) => seen |= self.was_expanded(self.last_key.into()),
+                    Admitted::New(next) => stack.push(next),
                 }
             }
         }
         self.settling = stack;
         self.last_seen = seen;
-        Step::Go
+        Flow::Go
     }
 }

@@ -35,10 +35,13 @@
 //! the unsharded search's. Symmetry reduction works unchanged: the canonical key of a state
 //! does not depend on the search order.
 
-use super::{explore, DeadValues, Options, Search, Symmetry};
+use super::key::KeyMode;
+use super::run;
 use crate::fingerprint::Fingerprint;
-use crate::frontier::{BreadthFirst, Frontier, Pending, RunStart};
+use crate::frontier::{Frontier, Pending, RunStart};
 use crate::model::Model;
+use crate::options::Options;
+use crate::plan::{Plan, Strategy};
 use crate::report::{Path, Report};
 use std::collections::VecDeque;
 
@@ -107,30 +110,22 @@ pub struct ShardReport<M: Model> {
 
 /// Runs shard `plan.shard` of `plan.shards` of a breadth-first search of `model`.
 pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, options: Options) -> ShardReport<M> {
-    let mut key_options = Options {
-        max_virtual_time_ms: options.max_virtual_time_ms,
-        ..Options::default()
-    };
-    let plain = BreadthFirst::<M::State>::default();
-    key_options.reductions.symmetry = Symmetry::decide(model, &options.reductions, &plain).is_on();
-    // The keys are the explorer's deduplication keys: live fingerprints under the value
-    // abstraction, as the explorer decides it for a breadth-first search.
-    key_options.reductions.dead_values =
-        DeadValues::decide::<M, _>(&options.reductions, &plain).is_on();
+    let search = Plan::decide(model, &options, Strategy::Frontier { prunes: true });
     let mut frontier = Sharded {
         model,
-        key_options,
+        keys: KeyMode::of(&search, &options),
         plan,
         queue: VecDeque::new(),
         started: false,
         last_depth: None,
         split: None,
-        keys: Vec::with_capacity(options.expected_states),
-        hand_off: options.reductions.partial_order,
+        stored: Vec::with_capacity(options.storage.expected_states),
+        hand_off: search.partial_order.is_on(),
         handed_off: Vec::new(),
     };
-    let report = explore(model, &mut frontier, options);
-    let mut keys = frontier.keys;
+    let ran = run(model, search, &mut frontier, options, None);
+    let report = ran.unwrap_or_else(|never| match never {}).0;
+    let mut keys = frontier.stored;
     keys.sort_unstable();
     keys.dedup();
     ShardReport {
@@ -185,14 +180,15 @@ pub fn union_len<I: Iterator<Item = Fingerprint>>(sets: Vec<I>) -> u64 {
 /// block of it, recording the key of every state pushed (every state the search stores).
 struct Sharded<'m, M: Model> {
     model: &'m M,
-    /// The options the explorer's deduplication key reads (symmetry, the time bound).
-    key_options: Options,
+    /// How the search makes its deduplication keys.
+    keys: KeyMode,
     plan: ShardPlan,
     queue: VecDeque<Pending<M::State>>,
     started: bool,
     last_depth: Option<u32>,
     split: Option<Split>,
-    keys: Vec<Fingerprint>,
+    /// The key of every state pushed.
+    stored: Vec<Fingerprint>,
     /// Whether to keep the other shards' roots for the search to take (under partial-order
     /// reduction, which counts them as expanded; the search drops them otherwise).
     hand_off: bool,
@@ -239,13 +235,8 @@ impl<M: Model> Frontier<M> for Sharded<'_, M> {
     }
     fn push(&mut self, entry: Pending<M::State>) {
         let vt = self.model.virtual_time_ms(&entry.state);
-        self.keys.push(Search::<M>::fingerprint(
-            self.model,
-            &entry.state,
-            &entry.obligations,
-            vt,
-            &self.key_options,
-        ));
+        let key = (self.keys).key(self.model, &entry.state, &entry.obligations, vt);
+        self.stored.push(key);
         self.queue.push_back(entry);
     }
     fn pop(&mut self) -> Option<Pending<M::State>> {

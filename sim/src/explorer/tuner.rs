@@ -18,38 +18,14 @@
 //! the queue's whatever the switches.
 
 use super::lookahead::PrepareMany;
-use super::{Options, Search, WallClock};
+use super::search::Search;
 use crate::model::Model;
+use crate::options::{Options, WallClock, WorkerTrials};
 use std::sync::Arc;
 
-/// How a search tries whether its workers pay, in expansions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorkerTrials {
-    /// On one thread before the first window.
-    pub warmup: u64,
-    /// Expansions in one window: the workers are used for a whole window or not at all.
-    pub window: u64,
-    /// Expansions at the start of a window that are not timed (the workers' batches
-    /// coming back or setting out after a switch).
-    pub settle: u64,
-    /// Every this many windows, the slower way is tried again.
-    pub retry_every: u64,
-}
-
-impl Default for WorkerTrials {
-    fn default() -> Self {
-        WorkerTrials {
-            warmup: 32_768,
-            window: 16_384,
-            settle: 2_048,
-            retry_every: 16,
-        }
-    }
-}
-
 /// Windows of expansions timed each way, and which way the next one goes: the clockwork
-/// shared by the searches that try whether their threads pay (`Tuning` for the lookahead
-/// search, the batch search of `parallel`).
+/// shared by the engines that try whether their threads pay (`Tuning` for the lookahead
+/// engine, the batch engine's own).
 pub(super) struct Trials {
     clock: Arc<dyn WallClock>,
     trials: WorkerTrials,
@@ -68,7 +44,8 @@ impl Trials {
     /// Trials for a search with `options`, if it has a wall clock and trials are asked for.
     /// The search begins without its threads, for `warmup` expansions.
     pub(super) fn of(options: &Options) -> Option<Trials> {
-        let (clock, trials) = (options.wall_clock.as_ref()?, options.worker_trials?);
+        let clock = options.hooks.wall_clock.as_ref()?;
+        let trials = options.parallelism.worker_trials?;
         Some(Trials {
             clock: clock.clone(),
             trials,
@@ -98,6 +75,10 @@ impl Trials {
         self.windows += 1;
         self.timed_from = expanded + settle.min(window);
         self.ends_at = expanded + window.max(1);
+        assert!(
+            self.timed_from <= self.ends_at && self.ends_at > expanded,
+            "internal bug: a window must end after it starts being timed, and after now"
+        );
         Some(on)
     }
 
@@ -170,5 +151,12 @@ impl<M: Model> Search<'_, M> {
             // States for the workers to free are freed here from now on.
             self.dead.clear();
         }
+        // The workers are either in use or parked, never both nor neither; parked workers
+        // keep no entry for long: what they hold comes back first (`next_entry`), and is
+        // only expanded, never handed over again.
+        assert!(
+            self.many.is_some() != tuning.parked.is_some(),
+            "internal bug: the workers are both in use and parked, or lost"
+        );
     }
 }

@@ -12,14 +12,16 @@
 //! limits and the interrupt flag as one thread does; a limit may end the search at another
 //! point than one thread would, as in parallel breadth-first search.
 //!
-//! A search that goes on after a violation (`stop_at_first_violation` off) or stops once
+//! A search that goes on after a violation (`Stop::Never`) or stops once
 //! every property is settled runs on one thread: there, what one walk decided changes what
 //! the next one evaluates.
 
-use super::{search, Options, Threads, Width};
-use crate::checker::Judged;
+use super::run;
 use crate::frontier::Walk;
 use crate::model::Model;
+use crate::options::Judged;
+use crate::options::{Options, Parallelism};
+use crate::plan::{Engine, Plan, Strategy};
 use crate::report::{Outcome, Report, Status};
 use crate::visited::VisitedSet;
 use rayon::prelude::*;
@@ -32,7 +34,7 @@ const WALKS_PER_TASK: u64 = 8;
 const TASKS_PER_THREAD: u64 = 4;
 
 /// Runs the seeded random walks `seeds` (each at most `max_steps` steps) on
-/// `options.threads` threads: the report one thread gives (see the module doc).
+/// `options.parallelism.threads` threads: the report one thread gives (see the module doc).
 pub fn explore_walks<M>(
     model: &M,
     seeds: std::ops::Range<u64>,
@@ -44,46 +46,47 @@ where
     M::State: Send + Sync,
     M::Action: Send + Sync,
 {
-    let threads = options.threads;
-    let sequential = |seeds: std::ops::Range<u64>, options| {
-        let mut walk = Walk::random(seeds).with_max_steps(max_steps);
-        search(model, &mut walk, options, None)
-            .unwrap_or_else(|never| match never {})
-            .0
+    let strategy = Strategy::Walks {
+        seeds: seeds.end.saturating_sub(seeds.start),
     };
-    if threads <= 1 || seeds.end.saturating_sub(seeds.start) <= 1 {
-        return sequential(seeds, options);
-    }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-    let pool = match (one_thread_only(&options), pool) {
-        (None, Ok(pool)) => pool,
-        (why, pool) => {
-            let why = why.map_or_else(
-                || format!("the threads could not be started: {}", pool.err().unwrap()),
-                str::to_string,
-            );
-            let mut report = sequential(seeds, options);
-            report.threads = Threads::Refused {
-                asked: threads,
-                why,
-            };
-            return report;
+    let plan = Plan::decide(model, &options, strategy);
+    let walk = |seeds: std::ops::Range<u64>, plan, options| {
+        let mut walk = Walk::random(seeds).with_max_steps(max_steps);
+        let ran = run(model, plan, &mut walk, options, None);
+        ran.unwrap_or_else(|never| match never {})
+    };
+    let Engine::Walks { threads } = plan.engine else {
+        return walk(seeds, plan, options).0;
+    };
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            let plan = plan.on_one_thread(format!("the threads could not be started: {e}"));
+            return walk(seeds, plan, options).0;
         }
     };
-    let mut merged = Merged::new(Width::decide(model, options.wide_fingerprints).is_wide());
+    let mut merged = Merged::new(plan.width.is_wide());
     let wave = threads as u64 * TASKS_PER_THREAD * WALKS_PER_TASK;
     let mut first = seeds.start;
     while first < seeds.end && merged.goes_on() {
         let last = first.saturating_add(wave).min(seeds.end);
         let settled = merged.settled();
-        let walks = wave_of_walks(model, &pool, first..last, max_steps, &options, &settled);
+        let tasks = tasks_of(first..last, &options, &settled);
+        let walks: Vec<_> = pool.install(|| {
+            (tasks.into_par_iter())
+                .map(|(task, options)| {
+                    let plan = Plan::decide(model, &options, Strategy::Frontier { prunes: false });
+                    walk(task, plan, options)
+                })
+                .collect()
+        });
         for (report, visited) in walks {
             merged.absorb(report, &visited);
             if !merged.goes_on() {
                 break;
             }
         }
-        if let (Some(report), Some(progress)) = (&merged.report, options.progress.as_mut()) {
+        if let (Some(report), Some(progress)) = (&merged.report, options.hooks.progress.as_mut()) {
             progress(&report.stats);
         }
         first = last;
@@ -91,57 +94,26 @@ where
     let mut report = merged
         .finish()
         .expect("internal bug: a search of two or more seeds ran no walk");
-    if let Some(clock) = &options.wall_clock {
+    if let Some(clock) = &options.hooks.wall_clock {
         report.stats.wall_ms = Some(clock.elapsed_ms());
     }
-    report.threads = Threads::Ran(threads);
+    report.plan = plan;
     report
 }
 
-/// The walks of `seeds` on `pool`, a task per `WALKS_PER_TASK` consecutive seeds: each
-/// task's report, in seed order, with the states it visited.
-fn wave_of_walks<M>(
-    model: &M,
-    pool: &rayon::ThreadPool,
+/// The tasks of a wave of `seeds`, one per `WALKS_PER_TASK` consecutive seeds, each with
+/// its options.
+fn tasks_of(
     seeds: std::ops::Range<u64>,
-    max_steps: u32,
     options: &Options,
     settled: &[String],
-) -> Vec<(Report<M>, VisitedSet)>
-where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
-{
-    let jobs: Vec<(std::ops::Range<u64>, Options)> = seeds
-        .clone()
-        .step_by(WALKS_PER_TASK as usize)
+) -> Vec<(std::ops::Range<u64>, Options)> {
+    (seeds.clone().step_by(WALKS_PER_TASK as usize))
         .map(|first| {
             let task = first..first.saturating_add(WALKS_PER_TASK).min(seeds.end);
             (task, walk_options(options, settled))
         })
-        .collect();
-    pool.install(|| {
-        jobs.into_par_iter()
-            .map(|(task, options)| {
-                let mut walk = Walk::random(task).with_max_steps(max_steps);
-                search(model, &mut walk, options, None).unwrap_or_else(|never| match never {})
-            })
-            .collect()
-    })
-}
-
-/// Why a search of walks with `options` must run on one thread, if it must.
-fn one_thread_only(options: &Options) -> Option<&'static str> {
-    if !options.stop_at_first_violation {
-        Some("the search goes on after a violation, which changes what later walks evaluate")
-    } else if options.stop_when_all_settled {
-        Some("the search stops once every property is settled, which depends on every walk before")
-    } else if options.max_states.is_some() {
-        Some("a state limit counts the states of every walk before")
-    } else {
-        None
-    }
+        .collect()
 }
 
 /// One walk's options: the search's limits and interrupt, without its progress display
@@ -150,28 +122,23 @@ fn one_thread_only(options: &Options) -> Option<&'static str> {
 /// search): it cannot end a walk nor open an obligation, so leaving it out changes
 /// nothing but the cost of building its path again.
 fn walk_options(options: &Options, settled: &[String]) -> Options {
+    let mut storage = options.storage;
+    storage.expected_states = 0;
+    storage.hash_compaction = false;
     Options {
-        stop_at_first_violation: options.stop_at_first_violation,
-        stop_when_all_settled: options.stop_when_all_settled,
-        max_states: options.max_states,
-        max_depth: options.max_depth,
-        max_virtual_time_ms: options.max_virtual_time_ms,
-        max_memory_bytes: options.max_memory_bytes,
-        memory_gauge: options.memory_gauge.clone(),
-        time_limit_ms: options.time_limit_ms,
-        wall_clock: options.wall_clock.clone(),
-        progress: None,
-        interrupt: options.interrupt.clone(),
-        expected_states: 0,
-        reductions: options.reductions,
+        stop: options.stop,
         judged: match &options.judged {
             Judged::All if !settled.is_empty() => Judged::AllBut(settled.to_vec()),
             judged => judged.clone(),
         },
-        threads: 1,
-        worker_trials: options.worker_trials,
-        wide_fingerprints: options.wide_fingerprints,
-        hash_compaction: false,
+        limits: options.limits,
+        reductions: options.reductions,
+        parallelism: Parallelism {
+            threads: 1,
+            ..options.parallelism
+        },
+        storage,
+        hooks: options.hooks.without_progress(),
     }
 }
 
@@ -210,15 +177,8 @@ impl<M: Model> Merged<M> {
             self.report = Some(walk);
             return;
         };
-        let (sum, one) = (&mut report.stats, &walk.stats);
-        sum.expanded_states += one.expanded_states;
-        sum.transitions += one.transitions;
-        sum.cut_off_states += one.cut_off_states;
-        sum.runs += one.runs;
-        sum.max_depth = sum.max_depth.max(one.max_depth);
-        sum.max_virtual_time_ms = sum.max_virtual_time_ms.max(one.max_virtual_time_ms);
-        sum.peak_memory_bytes = sum.peak_memory_bytes.max(one.peak_memory_bytes);
-        sum.branching.merge(&one.branching);
+        let sum = &mut report.stats;
+        sum.add_counts(&walk.stats);
         let mut theirs = walk.properties.into_iter().peekable();
         for mine in &mut report.properties {
             // A walk leaves out the properties settled before its wave, and keeps the order.

@@ -208,7 +208,7 @@ pub trait Actor: Debug {
         state.hash(hasher);
     }
 
-    /// Whether [`Actor::hash_state`] and [`Actor::hash_live_state`] feed every value that
+    /// Whether [`Actor::hash_state`] and [`Actor::hash_state_without_dead_values`] feed every value that
     /// depends on `now` through [`FpHasher::write_time_left`] or
     /// [`FpHasher::write_time_since`] (or call [`FpHasher::time_dependent`] when they hash
     /// one otherwise), never as a plain number. Declaring it lets the world move a cached
@@ -220,9 +220,9 @@ pub trait Actor: Debug {
         false
     }
 
-    /// Value abstraction (see `world::live`): whether `state` holds values that can no
+    /// Dead values (see `world::dead_values`): whether `state` holds values that can no
     /// longer matter. Declaring it is a promise about this state and every state the process
-    /// can reach from it: two states that [`Actor::hash_live_state`] hashes alike react to
+    /// can reach from it: two states that [`Actor::hash_state_without_dead_values`] hashes alike react to
     /// every event (a message, a timer, a crash and restart) with the same effects and again
     /// into states it hashes alike, and no
     /// property of the model reads what it leaves out. The default declares nothing.
@@ -232,7 +232,12 @@ pub trait Actor: Debug {
 
     /// Feeds what of `state` can still matter into a fingerprint; called only when
     /// [`Actor::has_dead_values`] says some values no longer do (the default hashes all).
-    fn hash_live_state(&self, state: &Self::State, now: LocalNow, hasher: &mut FpHasher) {
+    fn hash_state_without_dead_values(
+        &self,
+        state: &Self::State,
+        now: LocalNow,
+        hasher: &mut FpHasher,
+    ) {
         self.hash_state(state, now, hasher);
     }
 

@@ -152,21 +152,21 @@ impl<A: Actor> World<A> {
         self.canonical_fingerprint_by(state, sym, false)
     }
 
-    /// [`World::canonical_fingerprint_under`], each candidate hashed by its live fingerprint
-    /// (`world::live`) when `live`: whatever that leaves out, every candidate is still the
+    /// [`World::canonical_fingerprint_under`], each candidate hashed by its fingerprint without
+    /// dead values (`world::dead_values`) when `without_dead`: whatever that leaves out, every candidate is still the
     /// state under an automorphism.
     pub fn canonical_fingerprint_by(
         &self,
         state: &StateOf<A>,
         sym: &SymmetryGroups,
-        live: bool,
+        without_dead: bool,
     ) -> (Fingerprint, bool) {
         let own = crate::model::Model::fingerprint(self, state);
-        if let Some(key) = state.key_memo.get(own, live) {
+        if let Some(key) = state.key_memo.get(own, without_dead) {
             return key;
         }
-        let key = self.canonical_fingerprint_computed(state, sym, live, own);
-        state.key_memo.remember(own, live, key);
+        let key = self.canonical_fingerprint_computed(state, sym, without_dead, own);
+        state.key_memo.remember(own, without_dead, key);
         key
     }
 
@@ -176,21 +176,21 @@ impl<A: Actor> World<A> {
         &self,
         state: &StateOf<A>,
         sym: &SymmetryGroups,
-        live: bool,
+        without_dead: bool,
         own: Fingerprint,
     ) -> (Fingerprint, bool) {
         let mut asked = SwapsAsked::new();
         let (sorting, mut ties) = self.sorting_renaming(state, sym, &mut asked);
         ties.retain(|tie| {
-            !self.fixed_by_every_order(state, sym, &sorting, tie, (live, own), &mut asked)
+            !self.fixed_by_every_order(state, sym, &sorting, tie, (without_dead, own), &mut asked)
         });
         let mut best: Option<(Fingerprint, bool)> = None;
         let grouped = unrouted_grouped(&state.unrouted);
         for_each_reordering(&sorting, &ties, |r| {
             let candidate = if r.is_identity() && grouped {
-                (self.own_fingerprint(state, live, own), false)
+                (self.own_fingerprint(state, without_dead, own), false)
             } else {
-                (self.renamed_fingerprint(state, r, sym, live), true)
+                (self.renamed_fingerprint(state, r, sym, without_dead), true)
             };
             if best.is_none_or(|b| lanes_in_order(candidate.0) < lanes_in_order(b.0)) {
                 best = Some(candidate);
@@ -199,10 +199,16 @@ impl<A: Actor> World<A> {
         best.expect("at least the sorting renaming is tried")
     }
 
-    /// `state`'s own fingerprint: the live one when `live`, else the plain one, `plain`.
-    fn own_fingerprint(&self, state: &StateOf<A>, live: bool, plain: Fingerprint) -> Fingerprint {
-        if live {
-            self.live_fingerprint(state)
+    /// `state`'s own fingerprint: without dead values when `without_dead`, else the plain one,
+    /// `plain`.
+    fn own_fingerprint(
+        &self,
+        state: &StateOf<A>,
+        without_dead: bool,
+        plain: Fingerprint,
+    ) -> Fingerprint {
+        if without_dead {
+            self.fingerprint_without_dead_values(state)
         } else {
             plain
         }
@@ -211,7 +217,7 @@ impl<A: Actor> World<A> {
     /// Whether every order of the members that `sorting` sends to the places `tie` leaves
     /// `state` as it is: each swap of two consecutive members does (the swaps of
     /// consecutive members generate every order of them). Then every order of the tie gives
-    /// the same candidate, and one of them is enough. `live` is the kind of key asked for,
+    /// the same candidate, and one of them is enough. `without_dead` is the kind of key asked for,
     /// `plain` the state's plain fingerprint.
     fn fixed_by_every_order(
         &self,
@@ -219,7 +225,7 @@ impl<A: Actor> World<A> {
         sym: &SymmetryGroups,
         sorting: &Renaming,
         tie: &[ProcessId],
-        (live, plain): (bool, Fingerprint),
+        (without_dead, plain): (bool, Fingerprint),
         asked: &mut SwapsAsked,
     ) -> bool {
         let members: Vec<ProcessId> = (0..sorting.to.len())
@@ -235,10 +241,11 @@ impl<A: Actor> World<A> {
         if members.len() < 3 {
             return false;
         }
-        let own = self.own_fingerprint(state, live, plain);
+        let own = self.own_fingerprint(state, without_dead, plain);
         let n = state.procs.len();
         members.windows(2).all(|w| {
-            self.renamed_fingerprint(state, &Renaming::swap(n, w[0], w[1]), sym, live) == own
+            self.renamed_fingerprint(state, &Renaming::swap(n, w[0], w[1]), sym, without_dead)
+                == own
         })
     }
 

@@ -127,8 +127,8 @@ impl FaultTiming {
 
 /// An event of one process that windows may count from: the first instant `holds` is true
 /// of its actor's state (checked after each of its handlers, its start and its restarts).
-/// `holds` must read only what the actor's fingerprint keeps (its live hash too, when it
-/// declares dead values), so that states hashed alike fire their anchors alike.
+/// `holds` must read only what the actor's fingerprint keeps (its hash without dead values
+/// too, when it declares some), so that states hashed alike fire their anchors alike.
 pub struct Anchor<S> {
     pub name: String,
     pub process: ProcessId,

@@ -43,7 +43,7 @@ use super::action::WorldAction;
 use super::actor::{Actor, ProcessId};
 use super::state::StateOf;
 use super::World;
-use crate::explorer::Sight;
+use crate::model::Sight;
 
 type Action<A> = super::action::ActionOf<A>;
 

@@ -7,7 +7,7 @@
 //! the answer beside itself, in a cell written once.
 //!
 //! Why it cannot give a wrong answer: the memo is taken only for the kind of key it holds
-//! (plain or live) and only while the state's own fingerprint is the one it was written
+//! (plain or without dead values) and only while the state's own fingerprint is the one it was written
 //! for, so a state changed after its memo was written is computed afresh. A copy of a state
 //! starts with an empty memo (successors are made by copying their parent and changing the
 //! copy), and the memo takes no part in comparing or hashing states. Any thread may write
@@ -27,27 +27,28 @@ pub struct KeyMemo(OnceLock<Remembered>);
 struct Remembered {
     /// Lane A of the state's own (plain) fingerprint when the memo was written.
     own: u64,
-    /// Whether `key` is the live representative's fingerprint (`world::live`).
-    live: bool,
+    /// Whether `key` is the representative's fingerprint without dead values
+    /// (`world::dead_values`).
+    without_dead: bool,
     /// The representative's fingerprint, and whether the representative differs from the
     /// state.
     key: (Lanes, bool),
 }
 
 impl KeyMemo {
-    /// The remembered key of kind `live` of a state whose own fingerprint is `own`, if
+    /// The remembered key of kind `without_dead` of a state whose own fingerprint is `own`, if
     /// that is what the memo holds.
-    pub fn get(&self, own: Fingerprint, live: bool) -> Option<(Fingerprint, bool)> {
+    pub fn get(&self, own: Fingerprint, without_dead: bool) -> Option<(Fingerprint, bool)> {
         let r = self.0.get()?;
-        (r.own == lane_a(own) && r.live == live).then(|| (r.key.0.into(), r.key.1))
+        (r.own == lane_a(own) && r.without_dead == without_dead).then(|| (r.key.0.into(), r.key.1))
     }
 
-    /// Remembers `key` of kind `live` for a state whose own fingerprint is `own`, unless
+    /// Remembers `key` of kind `without_dead` for a state whose own fingerprint is `own`, unless
     /// the memo holds something already.
-    pub fn remember(&self, own: Fingerprint, live: bool, key: (Fingerprint, bool)) {
+    pub fn remember(&self, own: Fingerprint, without_dead: bool, key: (Fingerprint, bool)) {
         let _ = self.0.set(Remembered {
             own: lane_a(own),
-            live,
+            without_dead,
             key: (key.0.into(), key.1),
         });
     }

@@ -18,6 +18,7 @@ mod actor;
 mod actor_fault;
 mod canonical;
 mod clock;
+mod dead_values;
 mod drive;
 mod fault_timing;
 mod faults;
@@ -26,7 +27,6 @@ mod independence;
 mod inject;
 mod key_memo;
 mod label;
-mod live;
 mod network;
 mod renamed_hash;
 mod shared;
@@ -54,7 +54,7 @@ pub use symmetry::{Renaming, SymmetryGroups, SymmetryRequest};
 use crate::branching::ChoiceKind;
 use crate::fingerprint::{fingerprint_of, Fingerprint, FpHasher};
 use crate::model::Model;
-use crate::property::Property;
+use crate::model::Property;
 use std::sync::OnceLock;
 
 /// One process of a world: a name, its behaviour and its clock.
@@ -241,18 +241,21 @@ impl<A: Actor> Model for World<A> {
         }
     }
 
-    fn live_fingerprint(&self, state: &Self::State) -> Fingerprint {
-        World::live_fingerprint(self, state)
+    fn fingerprint_without_dead_values(&self, state: &Self::State) -> Fingerprint {
+        World::fingerprint_without_dead_values(self, state)
     }
 
     fn has_dead_values(&self, state: &Self::State) -> bool {
         self.any_dead_values(state)
     }
 
-    fn canonical_live_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+    fn canonical_fingerprint_without_dead_values(
+        &self,
+        state: &Self::State,
+    ) -> (Fingerprint, bool) {
         match World::symmetry(self) {
             Ok(groups) => self.canonical_fingerprint_by(state, groups, true),
-            Err(_) => (World::live_fingerprint(self, state), false),
+            Err(_) => (World::fingerprint_without_dead_values(self, state), false),
         }
     }
 
@@ -291,7 +294,7 @@ impl<A: Actor> Model for World<A> {
         &self,
         state: &Self::State,
         enabled: &[Self::Action],
-        sight: &dyn Fn(&Self::Action) -> crate::explorer::Sight,
+        sight: &dyn Fn(&Self::Action) -> crate::model::Sight,
         out: &mut Vec<usize>,
     ) -> bool {
         self.persistent_subset(state, enabled, sight, out)

@@ -11,7 +11,7 @@
 //! their body names a renamed process.
 //!
 //! [`World::renamed_fingerprint`] equals the fingerprint of [`World::rename`]'s state, plain
-//! or live, by construction (each piece is what that state's fingerprint reads) and by test
+//! or without dead values, by construction (each piece is what that state's fingerprint reads) and by test
 //! (`tests/renamed_fingerprint.rs` compares them on every built-in with symmetry).
 
 use super::actor::Actor;
@@ -24,14 +24,14 @@ use std::sync::Arc;
 
 impl<A: Actor> World<A> {
     /// The fingerprint of `state` renamed by `r` (an automorphism: a product of permutations
-    /// of `sym`'s groups), the live one (without the values processes declare dead) when
-    /// `live`: `fingerprint(&self.rename(state, r, sym))` without building that state.
+    /// of `sym`'s groups), the one without the values processes declare dead when
+    /// `without_dead`: `fingerprint(&self.rename(state, r, sym))` without building that state.
     pub fn renamed_fingerprint(
         &self,
         state: &StateOf<A>,
         r: &Renaming,
         sym: &SymmetryGroups,
-        live: bool,
+        without_dead: bool,
     ) -> Fingerprint {
         let n = state.procs.len();
         let now = state.now_ms;
@@ -44,8 +44,8 @@ impl<A: Actor> World<A> {
             let kept = &state.procs[old];
             let renamed = self.rename_proc(kept, old, r);
             let proc = renamed.as_ref().unwrap_or(kept);
-            let dead =
-                live && matches!(&proc.life, Life::Up(s) if self.actors[new].has_dead_values(s));
+            let dead = without_dead
+                && matches!(&proc.life, Life::Up(s) if self.actors[new].has_dead_values(s));
             let part = if dead {
                 self.live_part(proc, new, now)
             } else if renamed.is_none() && sym.configured_alike(old, new) {

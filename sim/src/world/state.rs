@@ -297,7 +297,7 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
     }
 
     /// [`ProcState::hash_relative`] with `hash_actor` feeding the actor's state (its whole
-    /// state, or only what can still matter: see `world::live`), and how the part moves
+    /// state, or only what can still matter: see `world::dead_values`), and how the part moves
     /// with time: not at all unless the actor writes its times linearly (`time_linear`, see
     /// [`Actor::time_linear_hash`]) and the clock keeps true time's rate (a drifting clock's
     /// readings relative to now, and its phase, change with now otherwise than linearly).

@@ -8,10 +8,15 @@
 //! explorer enumerates them (exhaustive), a `Chooser` picks one (random walks), or a trace
 //! dictates them (replay).
 
+mod property;
+
+pub use property::{
+    Claim, Condition, Observation, Observes, ProcessCondition, Property, PropertyKind, Sight,
+    Visibility,
+};
+
 use crate::branching::ChoiceKind;
-pub use crate::explorer::Sight;
 use crate::fingerprint::{fingerprint_of, Fingerprint};
-use crate::property::Property;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -65,23 +70,26 @@ pub trait Model: Sized {
         (self.fingerprint(state), false)
     }
 
-    /// Value abstraction: the fingerprint of `state` without the values the model declares
-    /// dead (see `world::live` for the soundness rule). Two states may share it only if they
-    /// are bisimilar with the same property values along the way. Defaults to
+    /// Dead values: the fingerprint of `state` without the values the model declares dead
+    /// (see `world::dead_values` for the soundness rule). Two states may share it only if
+    /// they are bisimilar with the same property values along the way. Defaults to
     /// [`Model::fingerprint`].
-    fn live_fingerprint(&self, state: &Self::State) -> Fingerprint {
+    fn fingerprint_without_dead_values(&self, state: &Self::State) -> Fingerprint {
         self.fingerprint(state)
     }
 
-    /// Whether `state` holds values the model declares dead (its live fingerprint then
-    /// differs from its plain one).
+    /// Whether `state` holds values the model declares dead (its fingerprint without dead
+    /// values then differs from its plain one).
     fn has_dead_values(&self, _state: &Self::State) -> bool {
         false
     }
 
-    /// [`Model::canonical_fingerprint`] over live fingerprints (symmetry and value
-    /// abstraction together).
-    fn canonical_live_fingerprint(&self, state: &Self::State) -> (Fingerprint, bool) {
+    /// [`Model::canonical_fingerprint`] over fingerprints without dead values (symmetry and
+    /// the dead-values reduction together).
+    fn canonical_fingerprint_without_dead_values(
+        &self,
+        state: &Self::State,
+    ) -> (Fingerprint, bool) {
         self.canonical_fingerprint(state)
     }
 

@@ -1,22 +1,24 @@
-//! Value abstraction: values a process declares dead leave the fingerprint.
+//! Dead values: values a process declares dead leave the fingerprint.
 //!
 //! An actor may declare that its state holds values that can no longer matter
-//! ([`Actor::has_dead_values`]) and hash only the rest ([`Actor::hash_live_state`]): a
-//! finished client's bookkeeping of requests it will never send again, say. The live
-//! fingerprint of a world state hashes such processes that way and every other part as
-//! [`Model::fingerprint`] does; a state with nothing dead has its plain fingerprint.
+//! ([`Actor::has_dead_values`]) and hash only the rest
+//! ([`Actor::hash_state_without_dead_values`]): a finished client's bookkeeping of requests
+//! it will never send again, say. The fingerprint without dead values of a world state
+//! hashes such processes that way and every other part as [`Model::fingerprint`] does; a
+//! state with nothing dead has its plain fingerprint.
 //!
-//! Why it is sound: two world states with the same live fingerprint differ (up to hash
-//! collisions, as any fingerprint) only in values some running process declared dead. The
-//! declaration says that such states react to every event with the same effects and go to
-//! states that again differ only in dead values, and that no property reads those values;
-//! time, timers, the network and faults are hashed in full. So the relation "equal live
-//! fingerprint" is a bisimulation that every property respects: both states have the same
-//! enabled actions (by label), the same successors up to the relation, and the same
-//! property values along them, which is what deduplication needs. The explorer stores and
-//! expands the actual states, so every path it reports is a path of the full model.
-//! Symmetry composes: canonical candidates are hashed by their live fingerprint
-//! ([`World::canonical_fingerprint_by`]), and each is still the state under an automorphism.
+//! Why it is sound: two world states with the same fingerprint without dead values differ
+//! (up to hash collisions, as any fingerprint) only in values some running process declared
+//! dead. The declaration says that such states react to every event with the same effects
+//! and go to states that again differ only in dead values, and that no property reads those
+//! values; time, timers, the network and faults are hashed in full. So the relation "equal
+//! fingerprint without dead values" is a bisimulation that every property respects: both
+//! states have the same enabled actions (by label), the same successors up to the relation,
+//! and the same property values along them, which is what deduplication needs. The
+//! explorer stores and expands the actual states, so every path it reports is a path of the
+//! full model. Symmetry composes: canonical candidates are hashed by their fingerprint
+//! without dead values ([`World::canonical_fingerprint_by`]), and each is still the state
+//! under an automorphism.
 
 use super::actor::{Actor, ProcessId};
 use super::state::{Life, ProcOf, StateOf};
@@ -39,7 +41,7 @@ impl<A: Actor> World<A> {
 
     /// The fingerprint of `state` without the values its processes declare dead (its plain
     /// fingerprint when none does).
-    pub fn live_fingerprint(&self, state: &StateOf<A>) -> Fingerprint {
+    pub fn fingerprint_without_dead_values(&self, state: &StateOf<A>) -> Fingerprint {
         if !self.any_dead_values(state) {
             return crate::model::Model::fingerprint(self, state);
         }
@@ -66,7 +68,7 @@ impl<A: Actor> World<A> {
         let actor = &self.actors[i];
         let linear = actor.time_linear_hash();
         proc.hash_relative_by(&self.clocks[i], now, self.wide, linear, |s, local, h| {
-            actor.hash_live_state(s, local, h)
+            actor.hash_state_without_dead_values(s, local, h)
         })
         .0
     }

@@ -7,7 +7,7 @@
 //! time. The explorer tracks open obligations per path and folds them into the fingerprint,
 //! so deduplication stays sound.
 
-use crate::model::Model;
+use super::Model;
 use std::fmt;
 use std::sync::Arc;
 
@@ -46,11 +46,24 @@ impl<M: Model> Clone for Observes<M> {
     }
 }
 
+/// What the properties can see of one action, as the model's persistent sets need it
+/// ([`Model::persistent_set`](crate::Model::persistent_set)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sight {
+    /// No property can see it.
+    Hidden,
+    /// A property may see it and declared an observation digest: the explorer checks, in
+    /// each state, whether it really changes what the property observes.
+    Checked,
+    /// A property sees it.
+    Visible,
+}
+
 /// A predicate about one process of a state (its id is the third argument).
 pub type ProcessCondition<M> = Arc<dyn Fn(&M, &<M as Model>::State, usize) -> bool + Send + Sync>;
 
-/// What kind of property, with its predicates.
-pub enum Expectation<M: Model> {
+/// What a property claims, with its predicates.
+pub enum Claim<M: Model> {
     /// Holds in every reachable state.
     Always(Condition<M>),
     /// Holds in at least one reachable state.
@@ -78,7 +91,7 @@ pub enum Expectation<M: Model> {
 /// A named property of a model.
 pub struct Property<M: Model> {
     pub name: String,
-    pub expectation: Expectation<M>,
+    pub claim: Claim<M>,
     /// Which actions may change what the predicates read; `None` (the default): any action.
     /// A property that declares nothing turns partial-order reduction off, since the
     /// explorer never guesses what a predicate looks at.
@@ -95,7 +108,7 @@ impl<M: Model> Property<M> {
     ) -> Self {
         Property {
             name: name.into(),
-            expectation: Expectation::Always(Arc::new(cond)),
+            claim: Claim::Always(Arc::new(cond)),
             observes: None,
             symmetric: false,
         }
@@ -107,7 +120,7 @@ impl<M: Model> Property<M> {
     ) -> Self {
         Property {
             name: name.into(),
-            expectation: Expectation::Sometimes(Arc::new(cond)),
+            claim: Claim::Sometimes(Arc::new(cond)),
             observes: None,
             symmetric: false,
         }
@@ -122,7 +135,7 @@ impl<M: Model> Property<M> {
     ) -> Self {
         Property {
             name: name.into(),
-            expectation: Expectation::LeadsToWithin {
+            claim: Claim::LeadsToWithin {
                 trigger: Some(Arc::new(trigger)),
                 response: Arc::new(response),
                 bound_ms,
@@ -133,7 +146,7 @@ impl<M: Model> Property<M> {
     }
 
     /// For each process `p` on its own: whenever `trigger` holds of `p`, `response` must
-    /// hold of `p` within `bound_ms` (see [`Expectation::EachLeadsToWithin`]; sized by
+    /// hold of `p` within `bound_ms` (see [`Claim::EachLeadsToWithin`]; sized by
     /// [`Property::for_processes`]).
     pub fn each_leads_to_within(
         name: impl Into<String>,
@@ -143,7 +156,7 @@ impl<M: Model> Property<M> {
     ) -> Self {
         Property {
             name: name.into(),
-            expectation: Expectation::EachLeadsToWithin {
+            claim: Claim::EachLeadsToWithin {
                 processes: 0,
                 trigger: Arc::new(trigger),
                 response: Arc::new(response),
@@ -157,7 +170,7 @@ impl<M: Model> Property<M> {
     /// This property for a world of `processes` processes: a per-process obligation gets
     /// one slot per process; other properties are unchanged.
     pub fn for_processes(mut self, processes: usize) -> Self {
-        if let Expectation::EachLeadsToWithin { processes: n, .. } = &mut self.expectation {
+        if let Claim::EachLeadsToWithin { processes: n, .. } = &mut self.claim {
             *n = processes;
         }
         self
@@ -171,7 +184,7 @@ impl<M: Model> Property<M> {
     ) -> Self {
         Property {
             name: name.into(),
-            expectation: Expectation::LeadsToWithin {
+            claim: Claim::LeadsToWithin {
                 trigger: None,
                 response: Arc::new(response),
                 bound_ms,
@@ -222,10 +235,10 @@ impl<M: Model> Property<M> {
     }
 
     pub fn kind(&self) -> PropertyKind {
-        match self.expectation {
-            Expectation::Always(_) => PropertyKind::Always,
-            Expectation::Sometimes(_) => PropertyKind::Sometimes,
-            Expectation::LeadsToWithin { .. } | Expectation::EachLeadsToWithin { .. } => {
+        match self.claim {
+            Claim::Always(_) => PropertyKind::Always,
+            Claim::Sometimes(_) => PropertyKind::Sometimes,
+            Claim::LeadsToWithin { .. } | Claim::EachLeadsToWithin { .. } => {
                 PropertyKind::EventuallyWithin
             }
         }
@@ -251,26 +264,26 @@ impl fmt::Display for PropertyKind {
     }
 }
 
-impl<M: Model> Clone for Expectation<M> {
+impl<M: Model> Clone for Claim<M> {
     fn clone(&self) -> Self {
         match self {
-            Expectation::Always(c) => Expectation::Always(c.clone()),
-            Expectation::Sometimes(c) => Expectation::Sometimes(c.clone()),
-            Expectation::LeadsToWithin {
+            Claim::Always(c) => Claim::Always(c.clone()),
+            Claim::Sometimes(c) => Claim::Sometimes(c.clone()),
+            Claim::LeadsToWithin {
                 trigger,
                 response,
                 bound_ms,
-            } => Expectation::LeadsToWithin {
+            } => Claim::LeadsToWithin {
                 trigger: trigger.clone(),
                 response: response.clone(),
                 bound_ms: *bound_ms,
             },
-            Expectation::EachLeadsToWithin {
+            Claim::EachLeadsToWithin {
                 processes,
                 trigger,
                 response,
                 bound_ms,
-            } => Expectation::EachLeadsToWithin {
+            } => Claim::EachLeadsToWithin {
                 processes: *processes,
                 trigger: trigger.clone(),
                 response: response.clone(),
@@ -284,7 +297,7 @@ impl<M: Model> Clone for Property<M> {
     fn clone(&self) -> Self {
         Property {
             name: self.name.clone(),
-            expectation: self.expectation.clone(),
+            claim: self.claim.clone(),
             observes: self.observes.clone(),
             symmetric: self.symmetric,
         }
