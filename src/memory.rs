@@ -9,19 +9,49 @@
 //! gauge (the kernel falls back to its estimate) and no default limit.
 
 use lockcheck_sim::MemoryGauge;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The fraction of available memory a search may use by default: `NUMERATOR / 4`.
 const DEFAULT_SHARE_NUMERATOR: u64 = 3;
 
-/// Resident bytes of this process, read from `/proc/self/statm`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ProcessMemory;
+/// Resident bytes of this process, read from `/proc/self/statm`; its peak, from the
+/// high-water mark `VmHWM` in `/proc/self/status`, which a search resets as it begins
+/// (writing `5` to `/proc/self/clear_refs`) so that the peak is the search's own.
+#[derive(Debug, Default)]
+pub struct ProcessMemory {
+    /// Whether the high-water mark was reset, so that it is the peak of this search.
+    peak_reset: AtomicBool,
+}
 
 impl MemoryGauge for ProcessMemory {
     fn resident_bytes(&self) -> Option<u64> {
         let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
         resident_pages(&statm)?.checked_mul(page_size_bytes()?)
+    }
+
+    fn start_peak(&self) {
+        let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+        self.peak_reset.store(reset, Ordering::Relaxed);
+    }
+
+    fn peak_bytes(&self) -> Option<u64> {
+        if !self.peak_reset.load(Ordering::Relaxed) {
+            return None;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        kib_field(&status, "VmHWM:")
+    }
+}
+
+/// A `Name: N kB` field of `/proc` text, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let mut fields = line.split_whitespace().skip(1);
+    let kib: u64 = fields.next()?.parse().ok()?;
+    match fields.next() {
+        Some("kB") => kib.checked_mul(1024),
+        _ => None,
     }
 }
 
@@ -60,13 +90,7 @@ pub fn default_limit_bytes() -> Option<u64> {
 
 /// `MemAvailable` from the text of `/proc/meminfo`, in bytes.
 fn mem_available_bytes(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let mut fields = line.split_whitespace().skip(1);
-    let kib: u64 = fields.next()?.parse().ok()?;
-    match fields.next() {
-        Some("kB") => kib.checked_mul(1024),
-        _ => None,
-    }
+    kib_field(meminfo, "MemAvailable:")
 }
 
 /// What the cgroup's memory limit leaves (limit minus usage), when there is a limit:
@@ -160,7 +184,9 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn this_process_has_resident_memory_and_a_default_limit_above_it() {
-        let resident = ProcessMemory.resident_bytes().expect("statm is readable");
+        let resident = ProcessMemory::default()
+            .resident_bytes()
+            .expect("statm is readable");
         assert!(resident > 1 << 20, "{resident} bytes resident");
         let limit = default_limit_bytes().expect("meminfo is readable");
         assert!(limit > resident, "{limit} bytes by default");

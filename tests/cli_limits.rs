@@ -234,6 +234,50 @@ fn a_memory_limit_bounds_the_real_peak_resident_memory_within_ten_percent() {
     );
 }
 
+/// On two threads, with either engine that uses them (expansions prepared ahead, with the
+/// reductions; batches expanded and deduplicated on both, without), ten runs in a row stay
+/// within 10 % of the limit and report the real peak: the search counts the tables' next
+/// doublings and the batch it is about to expand before it reads the gauge.
+#[test]
+fn on_two_threads_ten_searches_in_a_row_stay_within_ten_percent_of_the_memory_limit() {
+    let dir = workdir("memory-threads");
+    let scenario = write(&dir, "large.toml", LARGE);
+    let limit = 128 * MIB;
+    for run in 0..10 {
+        let mut args = vec![
+            "check",
+            &scenario,
+            "--max-states",
+            "1000000000",
+            "--memory-limit",
+            "128MiB",
+            "--threads",
+            "2",
+            "--json",
+        ];
+        if run % 2 == 1 {
+            args.extend(["--no-partial-order", "--no-dead-values"]);
+        }
+        let f = lockcheck(&dir, &args, None);
+        let j = json(&f);
+        let engine = j["plan"]["engine"].as_str().unwrap().to_string();
+        let what = format!("run {run} ({engine})");
+        assert_eq!(j["limit"], "memory limit", "{what}: {}", f.stdout);
+        assert_eq!(engine, if run % 2 == 1 { "batches" } else { "lookahead" });
+        let peak = f.max_rss_bytes;
+        assert!(
+            peak <= limit + limit / 10,
+            "{what}: peak RSS {peak} bytes against a limit of {limit}"
+        );
+        let reported = j["statistics"]["peak_memory_bytes"].as_u64().unwrap();
+        eprintln!("{what}: peak {peak} bytes by the kernel, {reported} reported");
+        assert!(
+            reported <= peak + peak / 50 && reported >= peak - peak / 20,
+            "{what}: {reported} reported, {peak} by the kernel"
+        );
+    }
+}
+
 #[test]
 fn without_a_memory_limit_a_search_gets_the_default_from_available_memory() {
     let dir = workdir("default");

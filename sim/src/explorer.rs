@@ -28,6 +28,7 @@ mod shard;
 mod store;
 mod tuner;
 mod walks;
+mod watch;
 
 pub use shard::{bfs_order, choice_path, explore_shard, union_len, ShardPlan, ShardReport, Split};
 pub use walks::explore_walks;
@@ -41,6 +42,11 @@ use crate::visited::VisitedSet;
 use lookahead::PrepareMany;
 use search::Search;
 use std::convert::Infallible;
+
+/// A model a search may share between its threads, with its states and actions.
+pub trait ThreadSafe: Model<State: Send + Sync, Action: Send + Sync> + Sync {}
+
+impl<M: Model<State: Send + Sync, Action: Send + Sync> + Sync> ThreadSafe for M {}
 
 /// Explores `model` with `frontier` under `options` on the caller's thread: exhaustive
 /// search and random walks, whose frontiers cannot fail.
@@ -66,6 +72,7 @@ pub fn try_explore<M: Model, F: Frontier<M>>(
         prunes: frontier.prunes_visited(),
     };
     let plan = Plan::decide(model, &options, strategy);
+    options.hooks.begin();
     run(model, plan, frontier, options, None).map(|(report, _visited)| report)
 }
 
@@ -74,11 +81,10 @@ pub fn try_explore<M: Model, F: Frontier<M>>(
 /// the plan decides (the core loop, batches, or expansions prepared ahead).
 pub fn explore_parallel<M>(model: &M, options: Options) -> Report<M>
 where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
+    M: ThreadSafe,
 {
     let plan = Plan::decide(model, &options, Strategy::BreadthFirst);
+    options.hooks.begin();
     match plan.engine.clone() {
         Engine::Batches { threads, .. } => batches::explore_batches(model, plan, options, threads),
         Engine::Lookahead { threads, .. } => {

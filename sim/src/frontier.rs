@@ -60,6 +60,12 @@ pub trait Frontier<M: Model> {
     fn take_handed_off(&mut self) -> Vec<Pending<M::State>> {
         Vec::new()
     }
+    /// The bytes the frontier's own storage would take at once to hold `extra` more entries
+    /// (the reallocation of a queue or stack that is full), which a memory limit must
+    /// expect: 0 when they fit, or by default.
+    fn growth_bytes(&self, _extra: usize) -> usize {
+        0
+    }
     /// Whether a successor already visited is pruned (exhaustive) or followed again (walks).
     fn prunes_visited(&self) -> bool {
         true
@@ -111,6 +117,9 @@ impl<M: Model> Frontier<M> for DepthFirst<M::State> {
     fn len(&self) -> usize {
         self.stack.len()
     }
+    fn growth_bytes(&self, extra: usize) -> usize {
+        reallocation_bytes::<Pending<M::State>>(self.stack.len(), self.stack.capacity(), extra)
+    }
 }
 
 /// Breadth-first search: a queue. The first violation found is at the smallest depth.
@@ -133,6 +142,16 @@ impl<S> BreadthFirst<S> {
     pub(crate) fn entries(&mut self) -> &mut VecDeque<Pending<S>> {
         &mut self.queue
     }
+
+    /// The entries waiting.
+    pub(crate) fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The bytes the queue would allocate at once to take `extra` more entries.
+    pub(crate) fn growth(&self, extra: usize) -> usize {
+        reallocation_bytes::<Pending<S>>(self.queue.len(), self.queue.capacity(), extra)
+    }
 }
 
 impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
@@ -150,8 +169,22 @@ impl<M: Model> Frontier<M> for BreadthFirst<M::State> {
         self.queue.front()
     }
     fn len(&self) -> usize {
-        self.queue.len()
+        self.waiting()
     }
+    fn growth_bytes(&self, extra: usize) -> usize {
+        self.growth(extra)
+    }
+}
+
+/// The bytes a vector or ring of `len` elements `T` in `capacity` touches at once when
+/// `extra` more are pushed: if they do not fit, it moves to a buffer twice as large, copying
+/// its `len` elements there before it frees the old one (the rest of the new buffer is
+/// touched as it fills, which the growth rate seen covers).
+pub(crate) fn reallocation_bytes<T>(len: usize, capacity: usize, extra: usize) -> usize {
+    if len.saturating_add(extra) <= capacity {
+        return 0;
+    }
+    len.saturating_mul(size_of::<T>())
 }
 
 /// Steps a random walk takes at most before it ends (a model with periodic timers may never

@@ -42,7 +42,7 @@ pub use chooser::{
 };
 pub use explorer::{
     bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
-    union_len, ShardPlan, ShardReport, Split,
+    union_len, ShardPlan, ShardReport, Split, ThreadSafe,
 };
 pub use fingerprint::{
     collision_probability, fingerprint_of, from_lanes, lane_a, lane_b, Fingerprint, FpHasher,

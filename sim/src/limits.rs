@@ -19,6 +19,16 @@ pub trait MemoryGauge: Send + Sync {
     /// Bytes resident now, or `None` when they cannot be read (the explorer then falls
     /// back to its estimate of its own tables).
     fn resident_bytes(&self) -> Option<u64>;
+
+    /// Starts measuring the peak anew, as a search begins (nothing by default).
+    fn start_peak(&self) {}
+
+    /// The most bytes resident since [`MemoryGauge::start_peak`], if the gauge knows (a
+    /// search reports it when it is above what its own readings saw: the peak between two
+    /// readings). `None` by default.
+    fn peak_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The most expansions between two limit checks.
@@ -37,6 +47,11 @@ pub struct Pacer {
 }
 
 impl Pacer {
+    /// The bytes `expansions` more expansions may add at the highest rate seen.
+    pub fn growth_within(&self, expansions: u64) -> u64 {
+        self.bytes_per_expansion.saturating_mul(expansions)
+    }
+
     /// The expansions to wait before the next check, after reading `bytes` at `expanded`
     /// expansions under the memory limit `limit_bytes` (if any).
     ///

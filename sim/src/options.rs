@@ -228,6 +228,13 @@ impl Hooks {
         }
     }
 
+    /// A search begins: the memory gauge starts measuring its peak anew.
+    pub(crate) fn begin(&self) {
+        if let Some(gauge) = &self.memory_gauge {
+            gauge.start_peak();
+        }
+    }
+
     /// Whether the interrupt flag is set (one relaxed load).
     pub(crate) fn interrupted(&self) -> bool {
         (self.interrupt.as_ref()).is_some_and(|flag| flag.load(Ordering::Relaxed))

@@ -160,7 +160,7 @@ pub(super) fn options(
     if limits.no_reduction || limits.no_dead_values {
         o.reductions.dead_values = false;
     }
-    o.hooks.memory_gauge = Some(Arc::new(memory::ProcessMemory));
+    o.hooks.memory_gauge = Some(Arc::new(memory::ProcessMemory::default()));
     o.hooks.interrupt = Some(interrupt::flag());
     o.parallelism.threads = threads(limits);
     if let Some(bits) = limits.fingerprint_bits {

@@ -12,6 +12,7 @@
 
 use super::expand::{Expanded, Fate, Successor};
 use super::search::{Cuts, Flow, Search};
+use super::watch::EVERY;
 use crate::frontier::{Frontier, Pending};
 use crate::model::Model;
 use crate::options::{Options, Stop};
@@ -63,6 +64,7 @@ pub(super) fn count_expansion(stats: &mut Stats, cuts: &mut Cuts, expanded: &Exp
             stats.branching.add(&expanded.tally);
             true
         }
+        Fate::Abandoned(_) => unreachable!("internal bug: an abandoned expansion counted"),
     }
 }
 
@@ -147,6 +149,10 @@ impl<M: Model> Search<'_, M> {
         frontier: &mut F,
         options: &Options,
     ) -> Flow {
+        if let Fate::Abandoned(outcome) = expanded.fate {
+            self.stats.unique_states = self.admitted;
+            return Flow::Stop(outcome);
+        }
         if !count_expansion(&mut self.stats, &mut self.cuts, expanded) {
             return Flow::Go;
         }
@@ -157,11 +163,17 @@ impl<M: Model> Search<'_, M> {
             return self.record_hits(entry.node, options);
         }
         let mut seen_any = false;
-        for (next, known_new) in successors {
+        for (n, (next, known_new)) in successors.enumerate() {
             if let Flow::Stop(o) = self.admit_successor(entry, next, known_new, frontier, options) {
                 return Flow::Stop(o);
             }
             seen_any |= self.last_seen;
+            if n % EVERY == EVERY - 1 {
+                if let Some(outcome) = self.watch.says_stop() {
+                    self.stats.unique_states = self.admitted;
+                    return Flow::Stop(outcome);
+                }
+            }
         }
         if expanded.reduced {
             if let Flow::Stop(o) = self.after_reduced(entry, seen_any, frontier, options) {

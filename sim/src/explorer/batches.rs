@@ -38,9 +38,11 @@
 mod chunk;
 mod numbering;
 
+use super::expand::Fate;
 use super::run;
 use super::search::{Flow, Search};
 use super::tuner::Trials;
+use super::ThreadSafe;
 use crate::frontier::{BreadthFirst, Pending};
 use crate::model::Model;
 use crate::options::Options;
@@ -63,9 +65,7 @@ pub(super) fn explore_batches<M>(
     threads: usize,
 ) -> Report<M>
 where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
+    M: ThreadSafe,
 {
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool,
@@ -77,7 +77,7 @@ where
         }
     };
     let mut search = Search::new(model, plan, &options, threads);
-    search.growth_ahead = CHUNK_PARENTS * 16;
+    search.expansions_ahead = (CHUNK_PARENTS * threads) as u64;
     let trials = Trials::of(&options);
     let mut engine = Batches {
         search,
@@ -163,9 +163,7 @@ fn front_pieces<T>(queue: &VecDeque<T>, take: usize, parts: usize) -> Vec<&[T]> 
 
 impl<M> Batches<'_, M>
 where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
+    M: ThreadSafe,
 {
     fn run(&mut self, options: &mut Options) -> Outcome {
         self.search.stats.runs = 1;
@@ -174,9 +172,12 @@ where
             return o;
         }
         while !self.queue.entries().is_empty() {
-            let waiting = self.queue.entries().len();
-            if let Some(o) = self.search.limit_hit(waiting, options) {
-                return o;
+            if self.search.check_due() {
+                let (waiting, ahead) = (self.queue.waiting(), self.search.entries_ahead());
+                let growth = self.queue.growth(ahead) + self.spill.growth(ahead);
+                if let Some(o) = self.search.limit_hit(waiting, growth, options) {
+                    return o;
+                }
             }
             if let Some(o) = self.search.interrupted(options) {
                 return o;
@@ -205,6 +206,20 @@ where
         let batch = front_pieces(&queue, take, if here { 1 } else { self.threads });
         let mut chunks = std::mem::take(&mut self.chunks);
         self.expand_batch(&batch, &mut chunks, here);
+        let abandoned =
+            (chunks.iter().flat_map(|c| &c.expansions)).find_map(|(e, _)| match e.fate {
+                Fate::Abandoned(outcome) => Some(outcome),
+                _ => None,
+            });
+        if let Some(outcome) = abandoned {
+            // A limit or an interrupt met while the batch was expanded: nothing of it is
+            // admitted, and the queue stays as it was.
+            self.chunks = chunks;
+            drop(batch);
+            *self.queue.entries() = queue;
+            self.search.stats.unique_states = self.search.admitted;
+            return Flow::Stop(outcome);
+        }
         let evaluated_hits = self.dedup_batch(&chunks, here);
         let fresh: usize = chunks.iter().map(Chunk::new_count).sum();
         let quiet = !evaluated_hits

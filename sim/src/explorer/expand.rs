@@ -11,11 +11,13 @@
 //! verdicts, the path log) is the admission's (`explorer::admit`), also one function.
 
 use super::key::KeyMode;
+use super::watch::{Watch, EVERY};
 use crate::branching::Tally;
 use crate::checker::{Hit, Obligations};
 use crate::fingerprint::{Fingerprint, Lanes};
 use crate::frontier::Pending;
 use crate::model::{Model, Observes};
+use crate::report::Outcome;
 
 /// What preparing an entry's expansion reads: the model, the properties' declarations, the
 /// bounds that cut an entry off, and how keys are made. A copy any thread may hold.
@@ -26,6 +28,8 @@ pub(super) struct Prep<'a, M: Model> {
     pub partial_order: bool,
     pub keys: KeyMode,
     pub max_depth: Option<u32>,
+    /// What to look at while computing many successors.
+    pub watch: &'a Watch,
 }
 
 /// Which of an entry's enabled actions to expand.
@@ -52,6 +56,9 @@ pub(super) enum Fate {
     Terminal,
     /// Expanded.
     Expanded,
+    /// Abandoned while its successors were computed: the search ends so (an interrupt, the
+    /// time or the memory limit; see `explorer::watch`).
+    Abandoned(Outcome),
 }
 
 /// An entry's expansion, but for its successors (which go to a buffer of the caller's).
@@ -210,19 +217,23 @@ impl<M: Model> Prep<'_, M> {
         let from = out.len();
         let mut reduced = matches!(which, Which::All) && self.reduce(entry, enabled, subset);
         let mut visible = false;
-        match which {
+        let abandoned = match which {
             Which::All | Which::Every if !reduced => {
                 self.successors_into(entry, enabled, 0..enabled.len(), &mut tally, out)
             }
             Which::All | Which::Every => {
                 let subset = &subset[..];
-                self.successors_into(entry, enabled, subset.iter().copied(), &mut tally, out);
-                if !self.invisible_here(&entry.state, enabled, &out[from..]) {
+                let chosen = subset.iter().copied();
+                let abandoned = self.successors_into(entry, enabled, chosen, &mut tally, out);
+                if abandoned.is_none() && !self.invisible_here(&entry.state, enabled, &out[from..])
+                {
                     // An action of the subset changed what a property observes: expand fully.
                     visible = true;
                     reduced = false;
                     let rest = outside(subset, enabled.len());
-                    self.successors_into(entry, enabled, rest, &mut tally, out);
+                    self.successors_into(entry, enabled, rest, &mut tally, out)
+                } else {
+                    abandoned
                 }
             }
             Which::Chosen(chosen) => {
@@ -232,6 +243,10 @@ impl<M: Model> Prep<'_, M> {
                 let rest = outside(subset, enabled.len());
                 self.successors_into(entry, enabled, rest, &mut tally, out)
             }
+        };
+        if let Some(outcome) = abandoned {
+            out.truncate(from);
+            return Expanded::cut(Fate::Abandoned(outcome));
         }
         let marks = self.partial_order && !matches!(which, Which::Postponed(_));
         let own_key = (marks && entry.obligations.is_none()).then(|| {
@@ -251,7 +266,8 @@ impl<M: Model> Prep<'_, M> {
         }
     }
 
-    /// Appends the successors of `entry` under the `chosen` actions to `out`.
+    /// Appends the successors of `entry` under the `chosen` actions to `out`, looking at the
+    /// watch every [`EVERY`] of them: the outcome that abandons the expansion, if any.
     fn successors_into(
         &self,
         entry: &Pending<M::State>,
@@ -259,14 +275,20 @@ impl<M: Model> Prep<'_, M> {
         chosen: impl Iterator<Item = usize>,
         tally: &mut Tally,
         out: &mut Vec<Successor<M::State>>,
-    ) {
-        for choice in chosen {
+    ) -> Option<Outcome> {
+        for (n, choice) in chosen.enumerate() {
+            if n % EVERY == EVERY - 1 {
+                if let Some(outcome) = self.watch.says_stop() {
+                    return Some(outcome);
+                }
+            }
             let action = &enabled[choice];
             tally.expand(self.model.choice_kind(action));
             if let Some(state) = self.model.next_state(&entry.state, action) {
                 out.push(self.successor(&entry.obligations, state, choice));
             }
         }
+        None
     }
 
     /// `state`, reached by the `choice`-th action from a state whose path carries

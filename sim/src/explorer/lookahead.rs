@@ -24,6 +24,8 @@ use super::expand::{Expanded, Prep, Prepared, Scratch, Successor, Which};
 use super::key::KeyMode;
 use super::run;
 use super::search::Search;
+use super::watch::Watch;
+use super::ThreadSafe;
 use crate::checker::Obligations;
 use crate::frontier::{BreadthFirst, Frontier, Pending};
 use crate::model::Model;
@@ -131,9 +133,7 @@ pub(super) fn explore_lookahead<M>(
     threads: usize,
 ) -> Report<M>
 where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
+    M: ThreadSafe,
 {
     let mut frontier = BreadthFirst::default();
     // What the workers read: the search's own, built alike (the search keeps its verdicts
@@ -141,6 +141,7 @@ where
     let props = options.judged.select(model.properties());
     let observes: Vec<_> = props.iter().filter_map(|p| p.observes.clone()).collect();
     let obligations = Obligations::new(&props);
+    let watch = Watch::of(&options);
     let prep = Prep {
         model,
         observes: &observes,
@@ -148,6 +149,7 @@ where
         partial_order: plan.partial_order.is_on(),
         keys: KeyMode::of(&plan, &options),
         max_depth: options.limits.max_depth,
+        watch: &watch,
     };
     let (jobs, queue) = channel();
     let queue = Mutex::new(queue);

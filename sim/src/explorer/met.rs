@@ -68,10 +68,9 @@ impl Met {
         }
     }
 
-    /// The bytes its tables take.
-    pub(super) fn bytes(&self) -> usize {
-        let symmetric = self.symmetric.as_ref().map_or(0, VisitedSet::bytes);
-        symmetric + self.dead.as_ref().map_or(0, |(met, _)| met.bytes())
+    /// Its tables.
+    pub(super) fn tables(&self) -> impl Iterator<Item = &VisitedSet> {
+        (self.symmetric.iter()).chain(self.dead.iter().map(|(met, _)| met))
     }
 
     /// Fills in `stats.dead_values_states_met` at the end of a search that ran `plan`: the

@@ -166,6 +166,9 @@ impl<M: Model> Search<'_, M> {
         let mut successors = Vec::new();
         let which = Which::Postponed(&subset);
         let postponed = prep.expand(entry, &enabled, which, &mut Vec::new(), &mut successors);
+        if let Fate::Abandoned(outcome) = postponed.fate {
+            return Flow::Stop(outcome);
+        }
         self.stats.branching.add_expanded(&postponed.tally);
         for next in &successors {
             self.visited.prefetch(next.key.into());
@@ -212,6 +215,9 @@ impl<M: Model> Search<'_, M> {
                 &mut Vec::new(),
                 &mut successors,
             );
+            if let Fate::Abandoned(outcome) = settled.fate {
+                return Flow::Stop(outcome);
+            }
             self.stats.branching.add(&settled.tally);
             if settled.fate == Fate::Terminal {
                 self.checker.at_terminal(&entry.obligations, &mut self.hits);

@@ -12,6 +12,7 @@ use super::lookahead::{Pipeline, PrepareMany};
 use super::met::Met;
 use super::store::Shards;
 use super::tuner;
+use super::watch::Watch;
 use crate::checker::{Checker, Hit};
 use crate::fingerprint::Lanes;
 use crate::frontier::{Frontier, Pending};
@@ -52,6 +53,8 @@ pub(super) struct Search<'m, M: Model> {
     pub observes: Vec<Observes<M>>,
     pub keys: KeyMode,
     pub max_depth: Option<u32>,
+    /// What a step looks at while it computes or admits many successors.
+    pub watch: Watch,
     pub checker: Checker<M>,
     /// The keys of the states stored, in one shard per thread of the batch engine.
     pub visited: Shards,
@@ -95,9 +98,9 @@ pub(super) struct Search<'m, M: Model> {
     pub pacer: Pacer,
     /// Expansions after which limits are checked next.
     pub next_check_at: u64,
-    /// Per shard of the visited set, the keys it may take before the next limit check
-    /// beyond the expansions' own (a batch of the batch engine).
-    pub growth_ahead: usize,
+    /// Expansions the search may make between two limit checks beyond what the pace
+    /// allows (a batch of the batch engine, which is checked only between batches).
+    pub expansions_ahead: u64,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -118,6 +121,7 @@ impl<'m, M: Model> Search<'m, M> {
                 .collect(),
             keys: KeyMode::of(&plan, options),
             max_depth: options.limits.max_depth,
+            watch: Watch::of(options),
             checker,
             visited: Shards::new(shards, expected, wide, compact),
             met: Met::new(&plan, expected, wide),
@@ -144,7 +148,7 @@ impl<'m, M: Model> Search<'m, M> {
             tuning: tuner::Tuning::default(),
             pacer: Pacer::default(),
             next_check_at: MIN_INTERVAL,
-            growth_ahead: 0,
+            expansions_ahead: 0,
         }
     }
 
@@ -157,6 +161,7 @@ impl<'m, M: Model> Search<'m, M> {
             partial_order: self.plan.partial_order.is_on(),
             keys: self.keys,
             max_depth: self.max_depth,
+            watch: &self.watch,
         }
     }
 
@@ -180,8 +185,11 @@ impl<'m, M: Model> Search<'m, M> {
             }
             while let Some(entry) = self.next_entry(frontier) {
                 self.note_handed_off(frontier);
-                if let Some(o) = self.limit_hit(frontier.len(), options) {
-                    return Ok(o);
+                if self.check_due() {
+                    let growth = frontier.growth_bytes(self.entries_ahead());
+                    if let Some(o) = self.limit_hit(frontier.len(), growth, options) {
+                        return Ok(o);
+                    }
                 }
                 self.tune();
                 if let Some(o) = self.interrupted(options) {
@@ -226,8 +234,13 @@ impl<'m, M: Model> Search<'m, M> {
             self.admitted
         );
         self.met.finish(&self.plan, &mut self.stats);
-        // Every search, however short, reports a real memory figure.
-        self.measure_memory(waiting, options);
+        // Every search, however short, reports a real memory figure: its highest reading,
+        // or the gauge's own peak when the search went higher between two readings.
+        self.measure_memory(waiting, 0, options);
+        let gauge = options.hooks.memory_gauge.as_ref();
+        if let Some(peak) = gauge.and_then(|g| g.peak_bytes()) {
+            self.stats.peak_memory_bytes = self.stats.peak_memory_bytes.max(peak);
+        }
         if let Some(clock) = &options.hooks.wall_clock {
             self.stats.wall_ms = Some(clock.elapsed_ms());
         }

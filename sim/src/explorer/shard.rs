@@ -38,7 +38,7 @@
 use super::key::KeyMode;
 use super::run;
 use crate::fingerprint::Fingerprint;
-use crate::frontier::{Frontier, Pending, RunStart};
+use crate::frontier::{reallocation_bytes, Frontier, Pending, RunStart};
 use crate::model::Model;
 use crate::options::Options;
 use crate::plan::{Plan, Strategy};
@@ -111,6 +111,7 @@ pub struct ShardReport<M: Model> {
 /// Runs shard `plan.shard` of `plan.shards` of a breadth-first search of `model`.
 pub fn explore_shard<M: Model>(model: &M, plan: ShardPlan, options: Options) -> ShardReport<M> {
     let search = Plan::decide(model, &options, Strategy::Frontier { prunes: true });
+    options.hooks.begin();
     let mut frontier = Sharded {
         model,
         keys: KeyMode::of(&search, &options),
@@ -255,5 +256,8 @@ impl<M: Model> Frontier<M> for Sharded<'_, M> {
     }
     fn len(&self) -> usize {
         self.queue.len()
+    }
+    fn growth_bytes(&self, extra: usize) -> usize {
+        reallocation_bytes::<Pending<M::State>>(self.queue.len(), self.queue.capacity(), extra)
     }
 }

@@ -17,6 +17,7 @@
 //! the next one evaluates.
 
 use super::run;
+use super::ThreadSafe;
 use crate::frontier::Walk;
 use crate::model::Model;
 use crate::options::Judged;
@@ -42,14 +43,13 @@ pub fn explore_walks<M>(
     mut options: Options,
 ) -> Report<M>
 where
-    M: Model + Sync,
-    M::State: Send + Sync,
-    M::Action: Send + Sync,
+    M: ThreadSafe,
 {
     let strategy = Strategy::Walks {
         seeds: seeds.end.saturating_sub(seeds.start),
     };
     let plan = Plan::decide(model, &options, strategy);
+    options.hooks.begin();
     let walk = |seeds: std::ops::Range<u64>, plan, options| {
         let mut walk = Walk::random(seeds).with_max_steps(max_steps);
         let ran = run(model, plan, &mut walk, options, None);
