@@ -23,8 +23,8 @@ use crate::stats::Stats;
 pub(super) enum Admitted<S> {
     /// New (or followed again by a walk): to be pushed.
     New(Pending<S>),
-    /// Seen before: dropped (the state is handed back to be freed).
-    Seen(S),
+    /// Seen before: dropped (on a worker, with workers).
+    Seen,
     Stop(Outcome),
 }
 
@@ -73,6 +73,7 @@ impl<M: Model> Search<'_, M> {
     /// given, says whether its key is new (the batch engine inserted it already); otherwise
     /// the visited set is asked. A search that does not prune visited states (`prunes`
     /// false: walks) keeps every state.
+    #[inline(always)]
     pub(super) fn admit(
         &mut self,
         parent: Option<&Pending<M::State>>,
@@ -98,7 +99,8 @@ impl<M: Model> Search<'_, M> {
             self.checker
                 .evaluate(self.model, &next.state, &mut self.hits);
         } else if self.hits.is_empty() {
-            return Admitted::Seen(next.state);
+            self.bury(next.state);
+            return Admitted::Seen;
         }
         let node = match parent {
             Some(parent) => self.log.push(parent.node, next.choice as usize),
@@ -109,7 +111,8 @@ impl<M: Model> Search<'_, M> {
         }
         if !keep {
             self.log.pop_unused(node);
-            return Admitted::Seen(next.state);
+            self.bury(next.state);
+            return Admitted::Seen;
         }
         Admitted::New(place(&mut self.stats, parent, next, node))
     }
@@ -131,7 +134,7 @@ impl<M: Model> Search<'_, M> {
             let root = self.prep().successor(&obligations, state, i);
             match self.admit(None, root, None, prunes, options) {
                 Admitted::Stop(o) => return Ok(Flow::Stop(o)),
-                Admitted::Seen(_) => {}
+                Admitted::Seen => {}
                 Admitted::New(entry) => frontier.push(entry),
             }
         }
@@ -149,9 +152,9 @@ impl<M: Model> Search<'_, M> {
         frontier: &mut F,
         options: &Options,
     ) -> Flow {
-        if let Fate::Abandoned(outcome) = expanded.fate {
+        if let Fate::Abandoned(stopped) = expanded.fate {
             self.stats.unique_states = self.admitted;
-            return Flow::Stop(outcome);
+            return Flow::Stop(stopped.outcome());
         }
         if !count_expansion(&mut self.stats, &mut self.cuts, expanded) {
             return Flow::Go;
@@ -169,9 +172,9 @@ impl<M: Model> Search<'_, M> {
             }
             seen_any |= self.last_seen;
             if n % EVERY == EVERY - 1 {
-                if let Some(outcome) = self.watch.says_stop() {
+                if let Some(stopped) = self.watch.says_stop() {
                     self.stats.unique_states = self.admitted;
-                    return Flow::Stop(outcome);
+                    return Flow::Stop(stopped.outcome());
                 }
             }
         }
@@ -187,6 +190,7 @@ impl<M: Model> Search<'_, M> {
     /// Admits one successor of `entry` and pushes it when new (settling it first when it is
     /// transient under partial-order reduction). `last_seen` tells whether it (or a state
     /// met while settling it) had been expanded before.
+    #[inline(always)]
     pub(super) fn admit_successor<F: Frontier<M>>(
         &mut self,
         entry: &Pending<M::State>,
@@ -200,9 +204,8 @@ impl<M: Model> Search<'_, M> {
         let prunes = frontier.prunes_visited();
         match self.admit(Some(entry), next, known_new, prunes, options) {
             Admitted::Stop(o) => Flow::Stop(o),
-            Admitted::Seen(state) => {
+            Admitted::Seen => {
                 self.last_seen = self.was_expanded(self.last_key.into());
-                self.bury(state);
                 Flow::Go
             }
             Admitted::New(next) if self.settles(&next) => self.settle(next, frontier, options),

@@ -208,7 +208,7 @@ where
         self.expand_batch(&batch, &mut chunks, here);
         let abandoned =
             (chunks.iter().flat_map(|c| &c.expansions)).find_map(|(e, _)| match e.fate {
-                Fate::Abandoned(outcome) => Some(outcome),
+                Fate::Abandoned(stopped) => Some(stopped.outcome()),
                 _ => None,
             });
         if let Some(outcome) = abandoned {

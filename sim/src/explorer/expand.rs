@@ -11,13 +11,12 @@
 //! verdicts, the path log) is the admission's (`explorer::admit`), also one function.
 
 use super::key::KeyMode;
-use super::watch::{Watch, EVERY};
+use super::watch::{Stopped, Watch, EVERY};
 use crate::branching::Tally;
 use crate::checker::{Hit, Obligations};
 use crate::fingerprint::{Fingerprint, Lanes};
 use crate::frontier::Pending;
 use crate::model::{Model, Observes};
-use crate::report::Outcome;
 
 /// What preparing an entry's expansion reads: the model, the properties' declarations, the
 /// bounds that cut an entry off, and how keys are made. A copy any thread may hold.
@@ -58,7 +57,7 @@ pub(super) enum Fate {
     Expanded,
     /// Abandoned while its successors were computed: the search ends so (an interrupt, the
     /// time or the memory limit; see `explorer::watch`).
-    Abandoned(Outcome),
+    Abandoned(Stopped),
 }
 
 /// An entry's expansion, but for its successors (which go to a buffer of the caller's).
@@ -75,8 +74,9 @@ pub(super) struct Expanded {
 }
 
 impl Expanded {
-    /// The expansion of an entry that is not expanded (`fate`: cut off).
-    pub(super) fn cut(fate: Fate) -> Self {
+    /// The expansion of an entry that is not expanded (`fate`: cut off by a bound, or
+    /// abandoned).
+    pub(super) fn unexpanded(fate: Fate) -> Self {
         Expanded {
             fate,
             tally: Tally::default(),
@@ -164,7 +164,7 @@ impl<M: Model> Prep<'_, M> {
         out: &mut Vec<Successor<M::State>>,
     ) -> Expanded {
         if let Some(fate) = self.cut(entry) {
-            return Expanded::cut(fate);
+            return Expanded::unexpanded(fate);
         }
         scratch.enabled.clear();
         self.model.actions(&entry.state, &mut scratch.enabled);
@@ -244,9 +244,9 @@ impl<M: Model> Prep<'_, M> {
                 self.successors_into(entry, enabled, rest, &mut tally, out)
             }
         };
-        if let Some(outcome) = abandoned {
+        if let Some(stopped) = abandoned {
             out.truncate(from);
-            return Expanded::cut(Fate::Abandoned(outcome));
+            return Expanded::unexpanded(Fate::Abandoned(stopped));
         }
         let marks = self.partial_order && !matches!(which, Which::Postponed(_));
         let own_key = (marks && entry.obligations.is_none()).then(|| {
@@ -267,7 +267,7 @@ impl<M: Model> Prep<'_, M> {
     }
 
     /// Appends the successors of `entry` under the `chosen` actions to `out`, looking at the
-    /// watch every [`EVERY`] of them: the outcome that abandons the expansion, if any.
+    /// watch every [`EVERY`] of them: what abandons the expansion, if anything.
     fn successors_into(
         &self,
         entry: &Pending<M::State>,
@@ -275,11 +275,11 @@ impl<M: Model> Prep<'_, M> {
         chosen: impl Iterator<Item = usize>,
         tally: &mut Tally,
         out: &mut Vec<Successor<M::State>>,
-    ) -> Option<Outcome> {
+    ) -> Option<Stopped> {
         for (n, choice) in chosen.enumerate() {
             if n % EVERY == EVERY - 1 {
-                if let Some(outcome) = self.watch.says_stop() {
-                    return Some(outcome);
+                if let Some(stopped) = self.watch.says_stop() {
+                    return Some(stopped);
                 }
             }
             let action = &enabled[choice];
@@ -293,6 +293,7 @@ impl<M: Model> Prep<'_, M> {
 
     /// `state`, reached by the `choice`-th action from a state whose path carries
     /// `obligations` (an initial state: the run's first obligations), ready to be admitted.
+    #[inline(always)]
     pub(super) fn successor(
         &self,
         obligations: &Option<Box<[u64]>>,
@@ -301,17 +302,36 @@ impl<M: Model> Prep<'_, M> {
     ) -> Successor<M::State> {
         let model = self.model;
         let vt = model.virtual_time_ms(&state);
-        let mut obligations = obligations.clone();
-        let mut hits = Vec::new();
-        (self.obligations).update(model, &state, vt, &mut obligations, &mut hits);
-        let key = self.keys.key(model, &state, &obligations, vt);
-        let own_key = self.keys.own_key(model, &state, &obligations, vt);
-        let rare =
-            (own_key.is_some() || !hits.is_empty()).then(|| Box::new(Rare { own_key, hits }));
+        let choice = u32::try_from(choice).expect("fewer than 2^32 enabled actions");
+        let (obligations, key, rare) = match obligations {
+            // Most models carry no obligation: nothing to move on, nothing to fold in.
+            None => {
+                let key = self.keys.key(model, &state, &None, vt);
+                let own_key = self.keys.own_key(model, &state, &None, vt);
+                let rare = own_key.map(|own_key| {
+                    let hits = Vec::new();
+                    Box::new(Rare {
+                        own_key: Some(own_key),
+                        hits,
+                    })
+                });
+                (None, key, rare)
+            }
+            Some(_) => {
+                let mut obligations = obligations.clone();
+                let mut hits = Vec::new();
+                (self.obligations).update(model, &state, vt, &mut obligations, &mut hits);
+                let key = self.keys.key(model, &state, &obligations, vt);
+                let own_key = self.keys.own_key(model, &state, &obligations, vt);
+                let rare = (own_key.is_some() || !hits.is_empty())
+                    .then(|| Box::new(Rare { own_key, hits }));
+                (obligations, key, rare)
+            }
+        };
         Successor {
             state,
             vt,
-            choice: u32::try_from(choice).expect("fewer than 2^32 enabled actions"),
+            choice,
             obligations,
             key: key.into(),
             rare,

@@ -81,7 +81,7 @@ impl KeyMode {
 /// The deduplication key of a state whose model fingerprint is `model_fp`, reached with
 /// `obligations` at `vt`, under the virtual-time bound `bound_ms` (if any): both lanes when
 /// `wide`, lane A alone otherwise.
-#[inline]
+#[inline(always)]
 fn dedup_key<M: Model>(
     model_fp: Fingerprint,
     obligations: &Option<Box<[u64]>>,

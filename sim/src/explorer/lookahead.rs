@@ -308,7 +308,7 @@ impl<'m, M: Model> Search<'m, M> {
         let prepared = match self.prep().cut(entry) {
             Some(fate) => Prepared {
                 node: entry.node,
-                expanded: Expanded::cut(fate),
+                expanded: Expanded::unexpanded(fate),
                 successors: buffer,
             },
             None => self.prepare_chosen(entry, frontier, buffer)?,

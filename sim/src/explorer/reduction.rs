@@ -166,8 +166,8 @@ impl<M: Model> Search<'_, M> {
         let mut successors = Vec::new();
         let which = Which::Postponed(&subset);
         let postponed = prep.expand(entry, &enabled, which, &mut Vec::new(), &mut successors);
-        if let Fate::Abandoned(outcome) = postponed.fate {
-            return Flow::Stop(outcome);
+        if let Fate::Abandoned(stopped) = postponed.fate {
+            return Flow::Stop(stopped.outcome());
         }
         self.stats.branching.add_expanded(&postponed.tally);
         for next in &successors {
@@ -215,8 +215,8 @@ impl<M: Model> Search<'_, M> {
                 &mut Vec::new(),
                 &mut successors,
             );
-            if let Fate::Abandoned(outcome) = settled.fate {
-                return Flow::Stop(outcome);
+            if let Fate::Abandoned(stopped) = settled.fate {
+                return Flow::Stop(stopped.outcome());
             }
             self.stats.branching.add(&settled.tally);
             if settled.fate == Fate::Terminal {
@@ -235,7 +235,7 @@ impl<M: Model> Search<'_, M> {
                 );
                 match self.admit(Some(&entry), next, None, frontier.prunes_visited(), options) {
                     Admitted::Stop(o) => return Flow::Stop(o),
-                    Admitted::Seen(_) => seen |= self.was_expanded(self.last_key.into()),
+                    Admitted::Seen => seen |= self.was_expanded(self.last_key.into()),
                     Admitted::New(next) => stack.push(next),
                 }
             }

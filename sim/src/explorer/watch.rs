@@ -50,15 +50,15 @@ impl Watch {
         }
     }
 
-    /// The outcome that ends the search now, if any: an interrupt, the time limit passed,
-    /// or the memory limit reached.
-    pub(super) fn says_stop(&self) -> Option<Outcome> {
+    /// What ends the search now, if anything: an interrupt, the time limit passed, or the
+    /// memory limit reached.
+    pub(super) fn says_stop(&self) -> Option<Stopped> {
         if (self.interrupt.as_ref()).is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-            return Some(Outcome::Interrupted);
+            return Some(Stopped::Interrupted);
         }
         let now_ms = self.clock.as_ref()?.elapsed_ms();
         if self.time_limit_ms.is_some_and(|limit| now_ms >= limit) {
-            return Some(Outcome::LimitReached(Limit::WallTime));
+            return Some(Stopped::WallTime);
         }
         let (Some(gauge), Some(limit)) = (&self.gauge, self.memory_limit_bytes) else {
             return None;
@@ -68,6 +68,25 @@ impl Watch {
         }
         self.next_memory_ms
             .store(now_ms + MEMORY_EVERY_MS, Ordering::Relaxed);
-        (gauge.resident_bytes()? >= limit).then_some(Outcome::LimitReached(Limit::Memory))
+        (gauge.resident_bytes()? >= limit).then_some(Stopped::Memory)
+    }
+}
+
+/// What stopped a step (one byte, since an expansion carries it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stopped {
+    Interrupted,
+    WallTime,
+    Memory,
+}
+
+impl Stopped {
+    /// The outcome of a search stopped so.
+    pub(super) fn outcome(self) -> Outcome {
+        match self {
+            Stopped::Interrupted => Outcome::Interrupted,
+            Stopped::WallTime => Outcome::LimitReached(Limit::WallTime),
+            Stopped::Memory => Outcome::LimitReached(Limit::Memory),
+        }
     }
 }
