@@ -142,13 +142,14 @@ impl<M: Model> Search<'_, M> {
     }
 
     /// Admits what expanding `entry` gave: `expanded`, and its successors in order, each
-    /// with its newness when known (see [`Search::admit`]). Then, after a reduced
-    /// expansion, the cycle proviso.
+    /// with its newness when `known_new` knows it (see [`Search::admit`]). Then, after a
+    /// reduced expansion, the cycle proviso.
     pub(super) fn absorb<F: Frontier<M>>(
         &mut self,
         entry: &Pending<M::State>,
         expanded: &Expanded,
-        successors: impl Iterator<Item = (Successor<M::State>, Option<bool>)>,
+        successors: impl Iterator<Item = Successor<M::State>>,
+        mut known_new: impl FnMut() -> Option<bool>,
         frontier: &mut F,
         options: &Options,
     ) -> Flow {
@@ -166,8 +167,9 @@ impl<M: Model> Search<'_, M> {
             return self.record_hits(entry.node, options);
         }
         let mut seen_any = false;
-        for (n, (next, known_new)) in successors.enumerate() {
-            if let Flow::Stop(o) = self.admit_successor(entry, next, known_new, frontier, options) {
+        for (n, next) in successors.enumerate() {
+            let new = known_new();
+            if let Flow::Stop(o) = self.admit_successor(entry, next, new, frontier, options) {
                 return Flow::Stop(o);
             }
             seen_any |= self.last_seen;

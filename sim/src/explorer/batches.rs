@@ -297,14 +297,16 @@ where
     ) -> Flow {
         let mut parents = batch.iter().copied().flatten();
         for chunk in chunks {
-            let new = chunk.new.drain(..).map(|n| Some(n.into_inner()));
-            let mut successors = chunk.successors.drain(..).zip(new);
+            let mut new = chunk.new.drain(..).map(|n| Some(n.into_inner()));
+            let mut successors = chunk.successors.drain(..);
             let mut taken = 0;
             for (expanded, end) in chunk.expansions.drain(..) {
                 let entry = parents.next().expect("one expansion per parent");
                 let mine = successors.by_ref().take(end - taken);
+                let known_new = || new.next().expect("one answer per successor");
                 let (search, spill) = (&mut self.search, &mut self.spill);
-                if let Flow::Stop(o) = search.absorb(entry, &expanded, mine, spill, options) {
+                let flow = search.absorb(entry, &expanded, mine, known_new, spill, options);
+                if let Flow::Stop(o) = flow {
                     return Flow::Stop(o);
                 }
                 taken = end;

@@ -191,7 +191,7 @@ impl<M: Model> Search<'_, M> {
     ) -> Flow {
         let mut seen = false;
         let mut stack = std::mem::take(&mut self.settling);
-        let (mut enabled, mut successors) = (Vec::new(), Vec::new());
+        let (mut enabled, mut successors) = (Vec::new(), std::mem::take(&mut self.settled));
         stack.push(first);
         while let Some(entry) = stack.pop() {
             if !self.model.is_transient(&entry.state) {
@@ -241,6 +241,7 @@ impl<M: Model> Search<'_, M> {
             }
         }
         self.settling = stack;
+        self.settled = successors;
         self.last_seen = seen;
         Flow::Go
     }

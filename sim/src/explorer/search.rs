@@ -77,12 +77,13 @@ pub(super) struct Search<'m, M: Model> {
     pub last_key: Lanes,
     /// Buffers reused, so that the hot path allocates nothing per state: successors,
     /// enabled actions, the frontier's selection, a persistent subset, transient states
-    /// being settled.
+    /// being settled and their successors.
     pub spare: Vec<Successor<M::State>>,
     pub enabled: Vec<M::Action>,
     pub selected: Vec<usize>,
     pub subset: Vec<usize>,
     pub settling: Vec<Pending<M::State>>,
+    pub settled: Vec<Successor<M::State>>,
     /// States done with, for a worker to drop (with `many`: freeing what a worker allocated
     /// is the search thread's largest cost after deduplication).
     pub dead: Vec<M::State>,
@@ -141,6 +142,7 @@ impl<'m, M: Model> Search<'m, M> {
             selected: Vec::new(),
             subset: Vec::new(),
             settling: Vec::new(),
+            settled: Vec::new(),
             dead: Vec::new(),
             ahead: None,
             many: None,
@@ -299,10 +301,12 @@ impl<'m, M: Model> Search<'m, M> {
     ) -> Result<Flow, F::Error> {
         let mut prepared = self.prepared_for(&entry, frontier)?;
         let mut successors = std::mem::take(&mut prepared.successors);
+        let expanded = &prepared.expanded;
         let flow = self.absorb(
             &entry,
-            &prepared.expanded,
-            successors.drain(..).map(|s| (s, None)),
+            expanded,
+            successors.drain(..),
+            || None,
             frontier,
             options,
         );
