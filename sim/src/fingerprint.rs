@@ -131,6 +131,9 @@ impl TimeShift {
 const TIME_DOWN_TAG: u64 = 0x7d1e_a5e5_0000_0001;
 const TIME_UP_TAG: u64 = 0x7d1e_a5e5_0000_0002;
 const TIME_CLAMPED_TAG: u64 = 0x7d1e_a5e5_0000_0003;
+/// Mixed instead of a far time in shape mode (see `census`).
+#[cfg(feature = "census")]
+const TIME_FAR_TAG: u64 = 0x7d1e_a5e5_0000_0004;
 
 impl Default for FpHasher {
     fn default() -> Self {
@@ -187,6 +190,14 @@ impl FpHasher {
     /// rate `c` with the sign of its direction, the horizon the room), the clamp otherwise.
     #[inline]
     fn write_time(&mut self, tag: u64, value_ms: i64, clamp_ms: i64, room_ms: i128) {
+        #[cfg(feature = "census")]
+        if let Some(mode) = crate::census::shape_mode() {
+            if crate::census::is_far(mode, room_ms) {
+                self.time_dependent();
+                self.mix(TIME_FAR_TAG);
+                return;
+            }
+        }
         if room_ms <= 0 {
             self.mix(TIME_CLAMPED_TAG);
             self.mix(clamp_ms as u64);

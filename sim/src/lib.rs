@@ -16,6 +16,8 @@
 //! the same model and seed give the same run, byte for byte, on any number of threads.
 
 mod branching;
+#[cfg(feature = "census")]
+pub mod census;
 mod checker;
 mod chooser;
 mod explorer;

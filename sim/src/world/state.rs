@@ -333,9 +333,11 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             }
         }
         write_instant(&mut h, self.paused_until_ms.map(left));
-        h.write_i64(local.wall_ms - now as i64);
-        h.write_i64(local.mono_ms - now as i64);
-        h.write_u32(clock.phase(now));
+        if !leaves_out_drift(clock) {
+            h.write_i64(local.wall_ms - now as i64);
+            h.write_i64(local.mono_ms - now as i64);
+            h.write_u32(clock.phase(now));
+        }
         h.write_usize(self.timers.len());
         for t in &self.timers {
             h.write_time_left(left(t.due_ms), 0);
@@ -349,6 +351,18 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
 /// search, and far enough below the saturation of instants and readings (`world::clock`)
 /// that no reading it hashes is clamped.
 const LINEAR_TIMES_END_MS: u64 = 1 << 58;
+
+/// Whether this fingerprint leaves out a drifting clock's readings relative to now and its
+/// phase: only in the census's shape mode (the rounding-window model of drift).
+#[inline]
+fn leaves_out_drift(clock: &ClockSpec) -> bool {
+    #[cfg(feature = "census")]
+    if crate::census::shape_mode().is_some() {
+        return clock.drift_ppm != 0;
+    }
+    let _ = clock;
+    false
+}
 
 /// Feeds an optional instant as the time left until it (0 once passed).
 fn write_instant(h: &mut FpHasher, left_ms: Option<i64>) {
