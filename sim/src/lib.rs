@@ -20,6 +20,7 @@ mod branching;
 pub mod census;
 mod checker;
 mod chooser;
+pub mod dbm;
 mod explorer;
 mod fingerprint;
 mod frontier;

@@ -1,0 +1,165 @@
+//! The integer DBMs and federations of `lockcheck_sim::dbm` against brute force: random
+//! constraints on up to three coordinates inside a small box, every operation's result
+//! compared point by point with the set the constraints define, enumerated.
+
+use lockcheck_sim::dbm::{Dbm, Federation, INF};
+use proptest::prelude::*;
+
+/// Every coordinate of a generated set lies in `-BOX..=BOX`.
+const BOX: i64 = 3;
+
+/// A DBM of `dim` coordinates from raw constraints `(i, j, c)`: `xi - xj <= c`, inside
+/// the box.
+#[derive(Clone, Debug)]
+struct Raw {
+    dim: usize,
+    constraints: Vec<(usize, usize, i64)>,
+}
+
+impl Raw {
+    fn dbm(&self) -> Dbm {
+        let mut d = Dbm::universe(self.dim);
+        for k in 1..=self.dim {
+            d.constrain(k, 0, BOX);
+            d.constrain(0, k, BOX);
+        }
+        for &(i, j, c) in &self.constraints {
+            d.constrain(i, j, c);
+        }
+        d
+    }
+
+    fn holds(&self, p: &[i64]) -> bool {
+        let at = |k: usize| if k == 0 { 0 } else { p[k - 1] };
+        p.iter().all(|v| v.abs() <= BOX)
+            && (self.constraints.iter()).all(|&(i, j, c)| at(i) - at(j) <= c)
+    }
+}
+
+/// Every point with coordinates in `-reach..=reach`.
+fn points(dim: usize, reach: i64) -> Vec<Vec<i64>> {
+    let mut out = vec![vec![]];
+    for _ in 0..dim {
+        out = (out.into_iter())
+            .flat_map(|p| {
+                (-reach..=reach).map(move |v| {
+                    let mut q = p.clone();
+                    q.push(v);
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+fn raw(dim: usize) -> impl Strategy<Value = Raw> {
+    prop::collection::vec((0..=dim, 0..=dim, -2 * BOX..=2 * BOX), 0..5).prop_map(
+        move |constraints| Raw {
+            dim,
+            constraints: constraints.into_iter().filter(|(i, j, _)| i != j).collect(),
+        },
+    )
+}
+
+fn two_raws() -> impl Strategy<Value = (Raw, Raw)> {
+    (1usize..=3).prop_flat_map(|dim| (raw(dim), raw(dim)))
+}
+
+fn some_raws() -> impl Strategy<Value = Vec<Raw>> {
+    (1usize..=3).prop_flat_map(|dim| prop::collection::vec(raw(dim), 1..5))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn a_dbm_holds_exactly_the_points_its_constraints_allow_with_tightest_bounds(r in (1usize..=3).prop_flat_map(raw)) {
+        let d = r.dbm();
+        let members: Vec<Vec<i64>> = points(r.dim, BOX).into_iter().filter(|p| r.holds(p)).collect();
+        for p in points(r.dim, BOX + 1) {
+            prop_assert_eq!(d.contains(&p), r.holds(&p), "point {:?}", p);
+        }
+        prop_assert_eq!(d.is_empty(), members.is_empty());
+        if !d.is_empty() {
+            for i in 0..=r.dim {
+                for j in 0..=r.dim {
+                    let at = |p: &[i64], k: usize| if k == 0 { 0 } else { p[k - 1] };
+                    let widest = members.iter().map(|p| at(p, i) - at(p, j)).max().unwrap();
+                    prop_assert_eq!(d.bound(i, j), widest, "bound ({}, {})", i, j);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inclusion_intersection_hull_and_difference_agree_with_the_point_sets((a, b) in two_raws()) {
+        let (da, db) = (a.dbm(), b.dbm());
+        let all = points(a.dim, BOX);
+        let subset = all.iter().all(|p| !b.holds(p) || a.holds(p));
+        prop_assert_eq!(da.includes(&db), subset);
+        let both = da.intersection(&db);
+        let hull = da.hull(&db);
+        let pieces = da.minus(&db);
+        for p in &all {
+            prop_assert_eq!(both.contains(p), a.holds(p) && b.holds(p));
+            if a.holds(p) || b.holds(p) {
+                prop_assert!(hull.contains(p));
+            }
+            let inside = pieces.iter().filter(|piece| piece.contains(p)).count();
+            prop_assert_eq!(inside, usize::from(a.holds(p) && !b.holds(p)), "point {:?}", p);
+        }
+    }
+
+    #[test]
+    fn translating_and_freeing_move_and_forget_coordinates(r in (1usize..=3).prop_flat_map(raw), d in -3i64..=3, k in 1usize..=3) {
+        let mut moved = r.dbm();
+        moved.translate(d);
+        for p in points(r.dim, BOX + 3) {
+            let back: Vec<i64> = p.iter().map(|v| v - d).collect();
+            prop_assert_eq!(moved.contains(&p), r.holds(&back));
+        }
+        let k = 1 + (k - 1) % r.dim;
+        let mut freed = r.dbm();
+        freed.free(k);
+        for p in points(r.dim, BOX + 1) {
+            let some = (-BOX..=BOX).any(|v| {
+                let mut q = p.clone();
+                q[k - 1] = v;
+                r.holds(&q)
+            });
+            prop_assert_eq!(freed.contains(&p), some, "point {:?}", p);
+        }
+        prop_assert_eq!(freed.bound(k, 0), if r.dbm().is_empty() { freed.bound(k, 0) } else { INF });
+    }
+
+    #[test]
+    fn a_federation_is_the_union_of_its_sets_before_and_after_merging(raws in some_raws(), cut in (1usize..=3).prop_flat_map(raw)) {
+        let dim = raws[0].dim;
+        let mut fed = Federation::empty(dim);
+        for r in &raws {
+            fed.add(r.dbm());
+        }
+        let in_union = |p: &[i64]| raws.iter().any(|r| r.holds(p));
+        let all = points(dim, BOX);
+        for p in &all {
+            prop_assert_eq!(fed.contains(p), in_union(p));
+        }
+        let before = fed.pieces().len();
+        let mut merged = fed.clone();
+        merged.merge_reduce();
+        prop_assert!(merged.pieces().len() <= before);
+        for p in &all {
+            prop_assert_eq!(merged.contains(p), in_union(p));
+        }
+        if cut.dim == dim {
+            let cut_fed = Federation::of(cut.dbm());
+            let rest = fed.minus(&cut_fed);
+            for p in &all {
+                prop_assert_eq!(rest.contains(p), in_union(p) && !cut.holds(p));
+            }
+            let covered = all.iter().all(|p| !cut.holds(p) || in_union(p));
+            prop_assert_eq!(fed.includes(&cut_fed), covered);
+        }
+    }
+}
