@@ -39,8 +39,8 @@
 use crate::check::{check_with, Checked, Mode};
 use crate::report::timeline;
 use crate::saved::{save_violation_in_trace_dir, SavedViolation};
-use crate::scenario::builtin;
 pub use crate::scenario::file::{load_scenario, scenario_from_toml};
+use crate::scenario::kit;
 use crate::scenario::*;
 pub use crate::InputError;
 use crate::SystemWallClock;
@@ -226,25 +226,24 @@ impl CheckedScenario {
 /// lock itself: it fires first, as two beliefs overlap before the account is damaged). A
 /// starting point to adjust in code.
 pub fn single_node_lock(name: &str, ttl_ms: u64, work_ms: u64, pause_ms: u64) -> Scenario {
-    let client = |n: &str, start| {
-        builtin::client(n, builtin::single_node("redis", ttl_ms), &[work_ms], start)
-    };
+    let client =
+        |n: &str, start| kit::client(n, kit::single_node("redis", ttl_ms), &[work_ms], start);
     Scenario {
         name: name.into(),
         description: format!(
             "single-node lock, TTL {ttl_ms} ms, work {work_ms} ms, pause {pause_ms} ms"
         ),
-        nodes: vec![builtin::node("redis")],
-        clients: builtin::account_clients(vec![client("client-1", 0), client("client-2", 100)]),
-        account: Some(builtin::account(false, false, false)),
+        nodes: vec![kit::node("redis")],
+        clients: kit::account_clients(vec![client("client-1", 0), client("client-2", 100)]),
+        account: Some(kit::account(false, false, false)),
         faults: if pause_ms > 0 {
-            builtin::pause("client-1", &[pause_ms], 1)
+            kit::pause("client-1", &[pause_ms], 1)
         } else {
             FaultsSpec::default()
         },
         oracles: vec![OracleSpec::MeResource],
         expect: Expected::Safe,
-        ..builtin::base()
+        ..kit::base()
     }
 }
 

@@ -8,10 +8,10 @@
 //! next one round the circle, with the seed's lock service parameters (retry every 500 ms,
 //! acquire timeout 10 s) on one Redis node (the detector does not depend on Redlock).
 
-use super::builtin;
 use super::detection::{
     DetectionSpec, DetectorSpec, LocalDetectorSpec, ServiceSpec, WaitEdgesSpec,
 };
+use super::kit;
 use super::*;
 use lockcheck_model::lock::detector::{Reads, Resolution, WaitRecord, SEED_MAX_CHAIN};
 
@@ -90,10 +90,10 @@ fn world(name: &str, description: &str, clients: Vec<ClientSpec>) -> Scenario {
     Scenario {
         name: name.into(),
         description: description.into(),
-        nodes: vec![builtin::node("redis")],
+        nodes: vec![kit::node("redis")],
         clients,
         oracles: Vec::new(),
-        ..builtin::base()
+        ..kit::base()
     }
 }
 

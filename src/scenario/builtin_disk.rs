@@ -12,7 +12,7 @@
 //! empty while the holder works, the other client takes the lock, and until the holder's
 //! next renewal there are two holders.
 
-use super::builtin::{base, client, node, walks};
+use super::kit::{base, client, node, walks};
 use super::*;
 use lockcheck_model::lock::redlock::{
     AttemptRules, Dispatch, DriftRounding, ExtendRules, RenewCount,

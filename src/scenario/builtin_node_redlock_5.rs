@@ -16,7 +16,7 @@
 //! expiration the overdue extension refuses the expired lock and aborts the routine's
 //! signal, which saves the account only if the routine checks it before writing.
 
-use super::builtin::{account, account_clients, base, client, node, pause_at};
+use super::kit::{account, account_clients, base, client, node, pause_at};
 use super::*;
 use serde_json::json;
 

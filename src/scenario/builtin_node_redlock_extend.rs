@@ -9,7 +9,7 @@
 //! 5 s. The extension's answers, a quorum of 1s, are read at about 13 s, when the
 //! validity it counts (`start + ttl - drift`, about 10.9 s) is over.
 
-use super::builtin::{account, base, client, node, pause_at, stepper};
+use super::kit::{account, base, client, node, pause_at, stepper};
 use super::*;
 use serde_json::json;
 

@@ -7,7 +7,7 @@
 //! expired, and a second client takes it meanwhile; redsync's holder stops believing it
 //! in time.
 
-use super::builtin::{base, client, node};
+use super::kit::{base, client, node};
 use super::*;
 use serde_json::json;
 

@@ -2,7 +2,8 @@
 //! bound (the `progress` oracle), with Redlock's split votes, and whether a client that keeps
 //! asking gets the lock within a bound (the `no-starvation` oracle).
 
-use super::builtin::{base, client, node, redlock_split_vote, single_node};
+use super::builtin_redlock::redlock_split_vote;
+use super::kit::{base, client, node, single_node};
 use super::*;
 
 /// The progress built-ins.

@@ -1,7 +1,7 @@
 //! Built-in scenarios of Redisson's RLock: seed 003's incident, its defence, the GC without
 //! the stall and the same incident on 3.44; a GC longer than the lease; a late unlock.
 
-use super::builtin::{account, base, client, node, walks};
+use super::kit::{account, base, client, node, walks};
 use super::*;
 
 /// Redisson's `lock()` as it ships (the 3.17 generation).
@@ -120,7 +120,7 @@ pub fn redisson_gc_past_lease_defended() -> Scenario {
         nodes: vec![node("redis")],
         clients: vec![instance("instance-a", 15_000, 0), instance("instance-b", 60_000, 100)],
         account: Some(account(false, true, true)),
-        faults: super::builtin::pause("instance-a", &[35_000], 1),
+        faults: super::kit::pause("instance-a", &[35_000], 1),
         oracles: vec![
             OracleSpec::MeResource,
             OracleSpec::RenewalFailed,
@@ -155,6 +155,6 @@ pub fn redisson_late_unlock() -> Scenario {
         description: "Redisson with a 10 s lease: client-1's unlock arrives 12 s late, while client-2 holds the lock; the release script checks the owner and deletes nothing".into(),
         expect: Expected::Safe,
         explore: walks(100),
-        ..super::builtin::late_unlock_world(leased)
+        ..super::builtin_classic::late_unlock_world(leased)
     }
 }

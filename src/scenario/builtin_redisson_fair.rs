@@ -7,7 +7,7 @@
 //! and works 2 s; `b` asks at 100 ms and `c` at 200 ms, both queue behind it. `b`'s process
 //! crashes for good at 1 s, while it waits. At 2 s `a` releases.
 
-use super::builtin::{base, client, node};
+use super::kit::{base, client, node};
 use super::*;
 use lockcheck_model::lock::redisson::{FairLock, Generation};
 
@@ -25,7 +25,7 @@ fn dead_waiter(fair: bool) -> Scenario {
             thread_wait_ms: FairLock::REDISSON.thread_wait_ms,
         }),
     };
-    let mut faults = super::builtin::crash_for_good("b");
+    let mut faults = super::kit::crash_for_good("b");
     faults.crashes[0].when = FaultWhen {
         at_ms: Some(1_000),
         ..FaultWhen::default()

@@ -7,7 +7,7 @@
 //! Sentinel; client-1 holds the lock for 15 s from the start, client-2 asks at 10 s. A
 //! partition, at any moment, cuts the master and client-1 off from everyone else.
 
-use super::builtin::{base, client, node, old_master_cut_off};
+use super::kit::{base, client, node, old_master_cut_off};
 use super::*;
 
 /// Redisson's `lock()` on `redis-1` through `sentinel` (none: the first), with this

@@ -1,7 +1,7 @@
 //! Built-in scenarios of Redlock: seed 000's 5-node Redlock with its watchdog under its four
 //! boundary conditions, Kleppmann's clock jump, and clock drift within and beyond the factor.
 
-use super::builtin::{account, base, client, node, pause, walks};
+use super::kit::{account, base, client, node, pause, walks};
 use super::*;
 use lockcheck_model::lock::redlock::{
     AttemptRules, Dispatch, DriftRounding, ExtendRules, RenewCount,

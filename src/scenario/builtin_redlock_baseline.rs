@@ -13,8 +13,8 @@
 //! reduction on; [`BASELINE_DELAYS_MS`] is the one place to widen once a delay is chosen
 //! lazily.
 
-use super::builtin::{base, client, node, walks};
 use super::builtin_redlock::{plain_redlock, REDLOCK_NODES};
+use super::kit::{base, client, node, walks};
 use super::*;
 use lockcheck_model::lock::redlock::Dispatch;
 

@@ -1,7 +1,7 @@
 //! Built-ins of a master's replica requirements: `min_replicas_to_write` with
 //! `min_replicas_max_lag_ms`, once a partition cuts the master off from its only replica.
 
-use super::builtin::{base, client, node, single_node};
+use super::kit::{base, client, node, single_node};
 use super::*;
 
 /// A master that needs one good replica, its replica acknowledging every 500 ms, the two cut

@@ -2,7 +2,7 @@
 //! choice) and an attempt limit (redsync's `tries`, node-redlock's `retryCount`), judged by
 //! whether a contender gives up while the holder's job runs (the `no-give-up` oracle).
 
-use super::builtin::{base, client, node, single_node};
+use super::kit::{base, client, node, single_node};
 use super::*;
 
 /// The retry built-ins.

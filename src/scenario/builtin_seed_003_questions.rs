@@ -6,8 +6,8 @@
 //! running twice when no unique index is possible (fencing tokens the callee checks, an
 //! idempotency key).
 
-use super::builtin::{account, base, client, crash_for_good, node, single_node};
 use super::builtin_redisson::seed_003_incident;
+use super::kit::{account, base, client, crash_for_good, node, single_node};
 use super::*;
 
 /// Redisson 3.17 on `redis`: `lease_ms` (none: the watchdog) and `tryLock`'s `wait_ms`.
@@ -125,7 +125,7 @@ fn five_minute_job(
 }
 
 fn gc_of_35_s() -> FaultsSpec {
-    super::builtin::pause("instance-a", &[35_000], 1)
+    super::kit::pause("instance-a", &[35_000], 1)
 }
 
 /// The watchdog under a 35 s GC: the frozen watchdog lets the 30 s lease run out, the other

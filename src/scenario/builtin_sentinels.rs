@@ -9,8 +9,8 @@
 //! sentinel-1 and holds the lock for 15 s from the start, client-2 asks sentinel-3 and asks
 //! at 10 s. A partition, at any moment, cuts the master, client-1 and some Sentinels off.
 
-use super::builtin::{base, client, node, old_master_cut_off};
 use super::builtin_redisson_replicas::{replica, through_sentinel};
+use super::kit::{base, client, node, old_master_cut_off};
 use super::*;
 
 /// The world of this file, the partition putting `with_master` Sentinels beside the master.

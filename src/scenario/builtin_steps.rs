@@ -3,7 +3,7 @@
 //! `SET NX`, which waits on itself; `try-acquire L within T` per round; redis-py's
 //! `extend` in the middle of a job, its `LockNotOwnedError` handled or swallowed.
 
-use super::builtin::{account, base, node, pause, single_node, stepper};
+use super::kit::{account, base, node, pause, single_node, stepper};
 use super::*;
 
 /// Two order handlers, the second 10 ms after the first, each running `steps` on one

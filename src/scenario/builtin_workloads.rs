@@ -1,7 +1,7 @@
 //! Built-in scenarios of what the business code does with its locks: owner identities
 //! shared between tasks.
 
-use super::builtin::{base, client, node};
+use super::kit::{base, client, node};
 use super::*;
 
 /// The workload built-ins.

@@ -2,11 +2,13 @@
 //! envelope, exploration settings, the oracles to check and the expected verdict.
 //!
 //! A scenario names its processes; [`Scenario::build`] resolves the names and returns the
-//! world (or a clear error naming the field). Built-in scenarios live in [`builtin`]; the same
-//! type is what scenario files deserialize into.
+//! world (or a clear error naming the field). Built-in scenarios are listed in [`builtin`] and
+//! made with the world-building helpers of [`kit`], which a user's own worlds can use too; the
+//! same type is what scenario files deserialize into.
 
 pub mod build;
 pub mod builtin;
+mod builtin_classic;
 pub mod builtin_detector;
 pub mod builtin_disk;
 pub mod builtin_node_redlock_5;
@@ -30,6 +32,7 @@ pub mod detection;
 pub mod duration;
 pub mod fault_when;
 pub mod file;
+pub mod kit;
 mod oracle;
 pub mod profiles;
 mod protocol;
