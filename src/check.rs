@@ -8,8 +8,8 @@
 
 use crate::oracles::RedisWorld;
 use crate::scenario::{build::ScenarioError, Expected, Scenario};
-use lockcheck_sim::Limits;
 use lockcheck_sim::{explore_parallel, explore_walks, Options, Path, Report};
+use lockcheck_sim::{Limits, Outcome};
 
 /// How to search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,4 +90,17 @@ pub fn check_with(
         }
     };
     Ok(Checked { world, report })
+}
+
+/// How a search ended, in one word, as `--json` and shard files write it.
+pub fn outcome_word(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Complete => "complete",
+        Outcome::Bounded { .. } => "bounded",
+        Outcome::RunsDone { .. } => "runs_done",
+        Outcome::StoppedAtViolation => "stopped_at_violation",
+        Outcome::AllSettled => "all_settled",
+        Outcome::LimitReached(_) => "limit_reached",
+        Outcome::Interrupted => "interrupted",
+    }
 }

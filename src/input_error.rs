@@ -92,7 +92,7 @@ fn utf8_error(e: &std::string::FromUtf8Error) -> InputError {
 }
 
 /// 1-based line and column of byte `offset` in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
@@ -100,7 +100,7 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// A JSON decoding error, with its line, column and field path.
-pub fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> InputError {
+pub(crate) fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> InputError {
     let field = e.path().to_string();
     InputError {
         file: None,
@@ -112,7 +112,7 @@ pub fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> InputErro
 }
 
 /// serde_json appends " at line L column C"; we print the position ourselves.
-pub fn strip_position(message: &str) -> String {
+pub(crate) fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),

@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Exit code after SIGINT.
-pub const EXIT_SIGINT: u8 = 130;
+pub(crate) const EXIT_SIGINT: u8 = 130;
 /// Exit code after SIGTERM.
-pub const EXIT_SIGTERM: u8 = 143;
+pub(crate) const EXIT_SIGTERM: u8 = 143;
 
 struct State {
     /// Up once a signal has come.
@@ -61,11 +61,6 @@ pub fn install() -> std::io::Result<()> {
 /// The flag every search is given in its options.
 pub fn flag() -> Arc<AtomicBool> {
     state().requested.clone()
-}
-
-/// Whether a signal has asked the process to stop.
-pub fn requested() -> bool {
-    state().requested.load(Ordering::Relaxed)
 }
 
 /// The exit code of a command that a signal stopped.

@@ -1,9 +1,12 @@
 //! `lockcheck`: check, replay, shrink, sweep and explain distributed-lock scenarios.
-//! See `lockcheck --help`; the work is done in `lockcheck::cli`.
+//! See `lockcheck --help`. The command line lives in `cli`, private to this binary; it runs
+//! the scenarios, searches and reports of the `lockcheck` library.
 
 use clap::Parser;
-use lockcheck::cli::conventions::{colour_verdicts, colour_wanted};
-use lockcheck::cli::{self, Cli, EXIT_BAD_INPUT};
+mod cli;
+
+use cli::conventions::{colour_verdicts, colour_wanted};
+use cli::{Cli, EXIT_BAD_INPUT};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 

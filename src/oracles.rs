@@ -77,7 +77,7 @@ pub fn two_holders(world: &RedisWorld, state: &RedisState) -> bool {
 }
 
 /// Whether the account was damaged by a stale holder.
-pub fn resource_damaged(state: &RedisState) -> bool {
+pub(crate) fn resource_damaged(state: &RedisState) -> bool {
     state
         .procs
         .iter()
@@ -86,7 +86,7 @@ pub fn resource_damaged(state: &RedisState) -> bool {
 }
 
 /// Whether some client is paused while believing it holds a lock.
-pub fn paused_while_holding(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn paused_while_holding(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| state.is_paused(p) && believed(world, state, p, c).next().is_some())
 }
 
@@ -143,7 +143,7 @@ fn gave_up_digest(world: &RedisWorld, state: &RedisState) -> u64 {
 
 /// No client gives up acquiring: every contender's retries (its delays, attempt limit and
 /// acquire timeout) outlast whatever keeps it from the lock. A clients' state.
-pub fn no_give_up(name: &str) -> Property<RedisWorld> {
+pub(crate) fn no_give_up(name: &str) -> Property<RedisWorld> {
     Property::always(name, |w, s| !some_client_gave_up(w, s))
         .observing_digest(on_a_client, gave_up_digest)
         .symmetric()
@@ -181,7 +181,7 @@ pub fn no_starvation(name: &str, bound_ms: u64) -> Property<RedisWorld> {
 }
 
 /// Whether some client's watchdog failed a renewal.
-pub fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {
         state
             .actor(p)
@@ -211,7 +211,7 @@ fn gone(world: &RedisWorld, state: &RedisState, p: ProcessId, client: &LockClien
 
 /// Whether a client is gone (down or cut off) while some Redis node still stores a lock key
 /// of its workload.
-pub fn crashed_holder_blocks(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn crashed_holder_blocks(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {
         gone(world, state, p, c)
             && c.workload
@@ -223,7 +223,7 @@ pub fn crashed_holder_blocks(world: &RedisWorld, state: &RedisState) -> bool {
 
 /// Whether every lock of every gone client has become acquirable (stored on fewer than a
 /// quorum of its nodes) or is believed held by another client that is not gone.
-pub fn locks_acquirable(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn locks_acquirable(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world)
         .filter(|(p, c)| gone(world, state, *p, c))
         .all(|(_, c)| {
@@ -262,7 +262,7 @@ pub fn on_a_client(world: &RedisWorld, action: &RedisAction) -> bool {
 }
 
 /// Whether `action` happens on the protected account.
-pub fn on_the_account(world: &RedisWorld, action: &RedisAction) -> bool {
+pub(crate) fn on_the_account(world: &RedisWorld, action: &RedisAction) -> bool {
     world
         .action_process(action)
         .is_some_and(|p| matches!(world.processes[p].actor, Process::Account(_)))
@@ -313,7 +313,7 @@ pub fn liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
 
 /// Whether some running client is acquiring a lock that no node stores (live, by the node's
 /// clock) and no client believes it holds: a free lock someone asks for.
-pub fn free_lock_asked_for(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn free_lock_asked_for(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {
         let Some(s) = state.actor(p).and_then(ProcessState::as_client) else {
             return false;
@@ -329,7 +329,7 @@ pub fn free_lock_asked_for(world: &RedisWorld, state: &RedisState) -> bool {
 }
 
 /// Whether some client believes it holds a lock.
-pub fn some_holder(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn some_holder(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| believed(world, state, p, c).next().is_some())
 }
 
@@ -350,34 +350,34 @@ pub fn progress(name: &str, bound_ms: u64) -> Property<RedisWorld> {
 }
 
 /// Witness: a pause overlapped a holding period (a client's pause and beliefs).
-pub fn pause_while_holding(name: &str) -> Property<RedisWorld> {
+pub(crate) fn pause_while_holding(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, paused_while_holding)
         .observing_digest(on_a_client, paused_holders_digest)
         .symmetric()
 }
 
 /// Witness: a renewal failed (a client's state).
-pub fn renewal_failure(name: &str) -> Property<RedisWorld> {
+pub(crate) fn renewal_failure(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, renewal_failed)
         .observing_digest(on_a_client, failed_renewals_digest)
         .symmetric()
 }
 
 /// Witness: a client crashed or was cut off while its lock was stored.
-pub fn holder_crashed(name: &str) -> Property<RedisWorld> {
+pub(crate) fn holder_crashed(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, crashed_holder_blocks)
 }
 
 /// Witness: two clients believed they held the same lock at once (the lock was broken, which
 /// a fenced resource must survive).
-pub fn lock_overlap(name: &str) -> Property<RedisWorld> {
+pub(crate) fn lock_overlap(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, two_holders)
         .observing_digest(on_a_client, beliefs_digest)
         .symmetric()
 }
 
 /// Witness: every client finished its rounds without giving up (a clients' state).
-pub fn every_client_done(name: &str) -> Property<RedisWorld> {
+pub(crate) fn every_client_done(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, all_clients_done)
         .observing_digest(on_a_client, done_clients_digest)
         .symmetric()

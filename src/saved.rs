@@ -91,7 +91,7 @@ pub fn save_violation(
 }
 
 /// [`save_violation`] into [`trace_dir`] (created if missing), as `file_name`.
-pub fn save_violation_in_trace_dir(
+pub(crate) fn save_violation_in_trace_dir(
     scenario: &Scenario,
     trace: Trace,
     file_name: &str,
@@ -125,7 +125,7 @@ pub fn load_trace(file: &str) -> Result<SavedTrace, InputError> {
 
 /// Parses a saved trace (see [`load_trace`]). A bare kernel trace (as the `check` example
 /// writes) is accepted when its model is a built-in scenario.
-pub fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
+pub(crate) fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError {
         file: None,
         line: Some(e.line()),
@@ -185,7 +185,7 @@ pub fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
     Ok(saved)
 }
 
-pub fn trace_error(e: TraceError) -> InputError {
+pub(crate) fn trace_error(e: TraceError) -> InputError {
     InputError::new(e.to_string())
 }
 

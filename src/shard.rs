@@ -22,12 +22,12 @@ use serde::{Deserialize, Serialize};
 use std::hash::Hasher;
 use std::path::Path;
 
-pub use keys::{read_keys, write_keys, KeysReader};
+pub use keys::{read_keys, write_keys};
 
 pub use merge::{merge, MergeError, Merged, MergedProperty};
 
 /// The version of the shard result format this build writes and reads.
-pub const SHARD_FORMAT: u32 = 1;
+pub(crate) const SHARD_FORMAT: u32 = 1;
 
 /// What one shard found, as its result file holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,7 +158,7 @@ impl ShardResult {
             shard: plan.shard,
             stop_at_first_violation,
             split: found.split.map(split_record),
-            outcome: crate::cli::search::outcome_word(&report.outcome).to_string(),
+            outcome: crate::check::outcome_word(&report.outcome).to_string(),
             stats: ShardStats {
                 unique_states: s.unique_states,
                 expanded_states: s.expanded_states,
@@ -174,7 +174,7 @@ impl ShardResult {
     }
 
     /// Whether this shard searched all of its part (complete or within the bounds).
-    pub fn searched_all(&self) -> bool {
+    pub(crate) fn searched_all(&self) -> bool {
         matches!(self.outcome.as_str(), "complete" | "bounded")
     }
 }

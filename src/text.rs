@@ -2,7 +2,7 @@
 //! error stays one line a person can read, whatever they wrote.
 
 /// `text` cut to `max_chars` characters, with an ellipsis and the full length when cut.
-pub fn clip(text: &str, max_chars: usize) -> String {
+pub(crate) fn clip(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         None => text.to_string(),
         Some((end, _)) => format!("{}… ({} characters)", &text[..end], text.chars().count()),
@@ -17,7 +17,7 @@ pub const MAX_MESSAGE_CHARS: usize = 2_000;
 
 /// `message` with every word longer than [`MAX_WORD_CHARS`] clipped, and the whole clipped
 /// to [`MAX_MESSAGE_CHARS`].
-pub fn clip_words(message: &str) -> String {
+pub(crate) fn clip_words(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(MAX_MESSAGE_CHARS));
     let mut rest = message;
     while !rest.is_empty() {

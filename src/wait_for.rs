@@ -92,7 +92,7 @@ pub fn is_cycle_of(graph: &HolderGraph, cycle: &[ProcessId]) -> bool {
 }
 
 /// Whether some report names a cycle the true graph does not have.
-pub fn false_report(world: &RedisWorld, state: &RedisState) -> bool {
+pub(crate) fn false_report(world: &RedisWorld, state: &RedisState) -> bool {
     let reports = reports(state);
     if reports.is_empty() {
         return false;
@@ -102,28 +102,28 @@ pub fn false_report(world: &RedisWorld, state: &RedisState) -> bool {
 }
 
 /// False positive: every report names a true cycle at report time.
-pub fn false_positive(name: &str) -> Property<RedisWorld> {
+pub(crate) fn false_positive(name: &str) -> Property<RedisWorld> {
     Property::always(name, |w, s| !false_report(w, s))
 }
 
 /// False negative: a deadlock is reported (or gone) within `bound_ms`.
-pub fn false_negative(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+pub(crate) fn false_negative(name: &str, bound_ms: u64) -> Property<RedisWorld> {
     Property::leads_to_within(name, bound_ms, deadlocked, |w, s| {
         !deadlocked(w, s) || !reports(s).is_empty()
     })
 }
 
 /// Liveness of a deadlock: it is gone within `bound_ms`.
-pub fn deadlock_liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
+pub(crate) fn deadlock_liveness(name: &str, bound_ms: u64) -> Property<RedisWorld> {
     Property::leads_to_within(name, bound_ms, deadlocked, |w, s| !deadlocked(w, s))
 }
 
 /// Witness: a deadlock formed.
-pub fn deadlock_formed(name: &str) -> Property<RedisWorld> {
+pub(crate) fn deadlock_formed(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, deadlocked)
 }
 
 /// Witness: a detector reported a cycle.
-pub fn detector_reported(name: &str) -> Property<RedisWorld> {
+pub(crate) fn detector_reported(name: &str) -> Property<RedisWorld> {
     Property::sometimes(name, |_, s| !reports(s).is_empty())
 }

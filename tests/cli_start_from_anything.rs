@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_bad_input, json, lockcheck_within, workdir};
-use lockcheck::cli::show::to_toml;
 use lockcheck::scenario::builtin;
+use lockcheck::scenario::to_toml::to_toml;
 use lockcheck::testing::scenario_from_toml;
 use std::time::Duration;
 

@@ -205,7 +205,7 @@ fn a_window_counted_from_an_event_names_that_event_in_the_model_hash() {
 /// start and B starting 10 s later; a typo is still refused.
 #[test]
 fn set_pins_a_fault_that_the_written_form_leaves_free() {
-    use lockcheck::cli::set::{apply_sets, parse_set};
+    use lockcheck::scenario::set::{apply_sets, parse_set};
     let sets: Vec<_> = [
         "faults.partitions[0].when.at_ms=0s",
         "clients[1].workload.start_after_ms=10s",

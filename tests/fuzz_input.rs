@@ -1,7 +1,7 @@
 //! A fuzz test over everything a user hands in: real scenario files (TOML, and built-ins as
 //! JSON) and saved traces, mutated by byte flips, truncation, huge numbers, deleted and
-//! duplicated lines (zero to three mutations a case), then run through the command line
-//! in-process (`check` with small limits; `replay`, `shrink` and `explain` for traces).
+//! duplicated lines (zero to three mutations a case), then run through the `lockcheck`
+//! binary (`check` with small limits; `replay`, `shrink` and `explain` for traces).
 //!
 //! Asserted for every case: no panic; the command ends within a time bound; the exit code is
 //! one of the documented ones (0 to 3); an error is one line naming what is wrong, of
@@ -11,13 +11,12 @@
 //! each, e.g. `LOCKCHECK_FUZZ_CASES=5000 cargo test --test fuzz_input -- --nocapture` (a
 //! debug build, so that arithmetic overflow panics), which prints how the cases ended.
 
-use clap::Parser;
-use lockcheck::cli::{self, Cli};
+mod common;
+
 use lockcheck::scenario::builtin;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long one command may take (a debug build on a shared machine; `check` itself is
@@ -135,36 +134,23 @@ enum Ended {
     Error(String),
 }
 
-/// Runs `lockcheck args` in-process on another thread; a panic or a run past
-/// [`CASE_LIMIT`] fails the case.
+/// Runs the `lockcheck` binary with `args`; a panic (exit code 101) or a run past
+/// [`CASE_LIMIT`] fails the case. An error is what the binary prints after `error: `.
 fn lockcheck(args: Vec<String>) -> Result<Ended, TestCaseError> {
-    let cli =
-        match Cli::try_parse_from(std::iter::once("lockcheck".to_string()).chain(args.clone())) {
-            Ok(cli) => cli,
-            Err(e) => {
-                return Err(TestCaseError::fail(format!(
-                    "usage error for {args:?}: {e}"
-                )))
-            }
-        };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let ended = match cli::run(&cli) {
-            Ok(out) => Ended::Code(out.code),
-            Err(e) => Ended::Error(e.to_string()),
-        };
-        let _ = tx.send(ended);
-    });
-    let ended = match rx.recv_timeout(CASE_LIMIT) {
-        Ok(e) => e,
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            return Err(TestCaseError::fail(format!(
-                "{args:?} ran longer than {CASE_LIMIT:?}"
-            )))
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = std::panic::catch_unwind(|| common::lockcheck_within(&dir(), &words, CASE_LIMIT))
+        .map_err(|_| TestCaseError::fail(format!("{args:?} ran longer than {CASE_LIMIT:?}")))?;
+    if out.stderr.contains("\nUsage:") {
+        return Err(TestCaseError::fail(format!(
+            "usage error for {args:?}: {}",
+            out.stderr
+        )));
+    }
+    let ended = match out.stderr.find("error: ") {
+        Some(at) if out.code != 101 => {
+            Ended::Error(out.stderr[at + "error: ".len()..].trim_end().to_string())
         }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            return Err(TestCaseError::fail(format!("{args:?} panicked")))
-        }
+        _ => Ended::Code(u8::try_from(out.code).unwrap_or(u8::MAX)),
     };
     match &ended {
         Ended::Code(c) => prop_assert!(*c <= 3, "{args:?}: exit code {c}"),

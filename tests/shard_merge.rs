@@ -7,8 +7,8 @@
 //! With partial-order reduction the shards' reduced graphs are their own: the merge keeps the
 //! outcome and every verdict, and its paths are real.
 
+use lockcheck::check::outcome_word;
 use lockcheck::check::Checked;
-use lockcheck::cli::search::outcome_word;
 use lockcheck::oracles::RedisWorld;
 use lockcheck::scenario::{builtin, Scenario};
 use lockcheck::shard::{merge, plan_hash, Merged, ShardResult};

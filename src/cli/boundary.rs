@@ -11,12 +11,12 @@ use super::search::Limits;
 use super::set::apply_sets;
 use super::{human, vary, BoundaryArgs, CliError, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
-use crate::check::Mode;
-use crate::interrupt;
-use crate::report::heatmap::Verdict;
-use crate::scenario::file::load_scenario;
-use crate::scenario::{duration, Scenario};
-use crate::InputError;
+use lockcheck::check::Mode;
+use lockcheck::interrupt;
+use lockcheck::report::heatmap::Verdict;
+use lockcheck::scenario::file::load_scenario;
+use lockcheck::scenario::{duration, Scenario};
+use lockcheck::InputError;
 use serde_json::json;
 
 /// Why a bisection stopped before its answer.

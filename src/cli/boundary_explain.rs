@@ -1,17 +1,17 @@
 //! `boundary --explain`: why the safe neighbour of a flip is safe. The violating neighbour's
 //! counterexample is followed in the safe neighbour's configuration (same choices where
-//! offered; see [`crate::report::parting::follow`]); both runs are saved as traces, and the
+//! offered; see [`lockcheck::report::parting::follow`]); both runs are saved as traces, and the
 //! first step where they part is shown with what each does from there.
 
 use super::diff::{compare, Side};
 use super::grid::point_checked;
 use super::words::file_safe;
 use super::{vary, CliError, Limits};
-use crate::check::Mode;
-use crate::report::parting;
-use crate::saved::SavedTrace;
-use crate::scenario::{duration, Scenario};
-use crate::InputError;
+use lockcheck::check::Mode;
+use lockcheck::report::parting;
+use lockcheck::saved::SavedTrace;
+use lockcheck::scenario::{duration, Scenario};
+use lockcheck::InputError;
 use lockcheck_sim::Trace;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -9,20 +9,21 @@
 //! (130, 143).
 
 use super::rerun::rerun_command;
-use super::search::{self, outcome_text, outcome_word, per_second, run_check, stats_json};
+use super::search::{self, outcome_text, per_second, run_check, stats_json};
 use super::set::apply_sets;
 use super::stats;
 use super::words::{faults_in, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
-use crate::check::{Checked, Mode};
-use crate::expectation::Expectation;
-use crate::interrupt;
-use crate::oracles::RedisWorld;
-use crate::report::{seconds, timeline};
-use crate::saved::save_violation;
-use crate::scenario::file::load_scenario;
-use crate::scenario::Scenario;
+use lockcheck::check::outcome_word;
+use lockcheck::check::{Checked, Mode};
+use lockcheck::expectation::Expectation;
+use lockcheck::interrupt;
+use lockcheck::oracles::RedisWorld;
+use lockcheck::report::{seconds, timeline};
+use lockcheck::saved::save_violation;
+use lockcheck::scenario::file::load_scenario;
+use lockcheck::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Report, Trace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -92,7 +92,10 @@ mod tests {
 
     #[test]
     fn the_version_names_the_formats_this_build_uses() {
-        assert!(VERSION.contains(&format!("trace file format {}", crate::saved::SAVED_FORMAT)));
+        assert!(VERSION.contains(&format!(
+            "trace file format {}",
+            lockcheck::saved::SAVED_FORMAT
+        )));
         assert!(VERSION.contains(&format!(
             "kernel trace format {}",
             lockcheck_sim::FORMAT_VERSION

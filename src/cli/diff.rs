@@ -5,9 +5,9 @@
 
 use super::loaded::load_any_run;
 use super::{CliError, DiffArgs, Output, EXIT_OK};
-use crate::oracles::RedisWorld;
-use crate::report::causes::Mark;
-use crate::report::{escape, explained, parting};
+use lockcheck::oracles::RedisWorld;
+use lockcheck::report::causes::Mark;
+use lockcheck::report::{escape, explained, parting};
 use lockcheck_sim::Path;
 use serde_json::{json, Value};
 use std::path::Path as FsPath;

@@ -2,7 +2,7 @@
 //! input or usage exits 2, an output file that cannot be written exits 4. Callers choose
 //! the kind where the error arises; nothing downstream looks at the message text.
 
-use crate::InputError;
+use lockcheck::InputError;
 use std::fmt;
 use std::path::Path;
 

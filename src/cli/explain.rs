@@ -4,7 +4,7 @@
 use super::loaded::{load_run, Loaded};
 use super::words::{meaning_of, plural, stem};
 use super::{CliError, ExplainArgs, Format, Output, EXIT_OK};
-use crate::report::{explained, timeline};
+use lockcheck::report::{explained, timeline};
 use serde_json::json;
 use std::path::PathBuf;
 

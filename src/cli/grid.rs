@@ -7,10 +7,10 @@
 
 use super::search::{run_check, Limits};
 use super::vary;
-use crate::check::{Checked, Mode};
-use crate::report::heatmap::Verdict;
-use crate::scenario::Scenario;
-use crate::InputError;
+use lockcheck::check::{Checked, Mode};
+use lockcheck::report::heatmap::Verdict;
+use lockcheck::scenario::Scenario;
+use lockcheck::InputError;
 use lockcheck_sim::Outcome;
 
 /// What the check at one point found.

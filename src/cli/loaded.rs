@@ -1,9 +1,9 @@
 //! A saved trace as `replay`, `shrink` and `explain` all accept it, loaded once for the three.
 
-use crate::oracles::RedisWorld;
-use crate::saved::{load_trace, SavedTrace};
-use crate::scenario::file::load_scenario;
-use crate::InputError;
+use lockcheck::oracles::RedisWorld;
+use lockcheck::saved::{load_trace, SavedTrace};
+use lockcheck::scenario::file::load_scenario;
+use lockcheck::InputError;
 use lockcheck_sim::{replay, replay_checked, Path, Report, TraceError};
 
 /// A saved trace that `replay`, `shrink` and `explain` all accept: its scenario builds, it

@@ -8,9 +8,9 @@
 use super::check::default_trace_path;
 use super::words::plural;
 use super::{CliError, MergeArgs, Output, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
-use crate::saved::save_violation;
-use crate::shard::{load_result, merge, read_keys, Merged, ShardResult};
-use crate::InputError;
+use lockcheck::saved::save_violation;
+use lockcheck::shard::{load_result, merge, read_keys, Merged, ShardResult};
+use lockcheck::InputError;
 use lockcheck_sim::{collision_probability, union_len};
 use serde_json::{json, Value};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! fields (what `library = ..., version = ...` stands for before any override).
 
 use super::{Output, EXIT_OK};
-use crate::scenario::profiles::{catalogue, Profile, Table};
+use lockcheck::scenario::profiles::{catalogue, Profile, Table};
 use serde_json::{json, Value};
 
 /// A list longer than this is shown by its ends in text (the JSON has every value).

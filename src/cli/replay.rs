@@ -4,7 +4,7 @@
 use super::loaded::{load_run, Loaded};
 use super::words::meaning_of;
 use super::{CliError, Output, ReplayArgs, EXIT_OK, EXIT_VIOLATION};
-use crate::report::timeline;
+use lockcheck::report::timeline;
 use serde_json::json;
 
 pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {

@@ -2,7 +2,7 @@
 //! scenario (with its `--set` changes) and its seed alone, so `--first-seed S --seeds 1` repeats the walk of seed `S`.
 
 use super::set::Set;
-use crate::saved::shell_quoted as quote;
+use lockcheck::saved::shell_quoted as quote;
 use std::path::Path;
 
 /// `lockcheck check SCENARIO [--set ...] [--all-oracles] --random --first-seed SEED --seeds

@@ -1,7 +1,7 @@
 //! `scenarios`: the built-in scenarios, one line each.
 
 use super::{Output, EXIT_OK};
-use crate::scenario::builtin;
+use lockcheck::scenario::builtin;
 use serde_json::{json, Value};
 
 pub(super) fn cmd_scenarios() -> Output {

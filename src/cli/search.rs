@@ -5,15 +5,15 @@
 //! A search always has a memory limit: the one given, or the default of
 //! [`memory::default_limit_bytes`], so that no search dies for want of memory without a
 //! report. It always watches the interrupt flag, so that Ctrl-C or SIGTERM ends it with
-//! outcome `interrupted` and its statistics (see [`crate::interrupt`]).
+//! outcome `interrupted` and its statistics (see [`lockcheck::interrupt`]).
 
-use crate::check::{check_with, Checked, Mode};
-use crate::oracles::RedisWorld;
-use crate::report::seconds;
-use crate::scenario::{duration, Scenario};
-use crate::InputError;
-use crate::{interrupt, memory, SystemWallClock};
 use clap::Args;
+use lockcheck::check::{check_with, Checked, Mode};
+use lockcheck::oracles::RedisWorld;
+use lockcheck::report::seconds;
+use lockcheck::scenario::{duration, Scenario};
+use lockcheck::InputError;
+use lockcheck::{interrupt, memory, SystemWallClock};
 use lockcheck_sim::WallClock;
 use lockcheck_sim::{Limit, Outcome, Report};
 use serde_json::{json, Value};
@@ -236,7 +236,7 @@ pub fn run_check(
 }
 
 /// A scenario that does not build, as the error the commands report.
-pub(super) fn build_error(e: crate::scenario::build::ScenarioError) -> InputError {
+pub(super) fn build_error(e: lockcheck::scenario::build::ScenarioError) -> InputError {
     InputError {
         field: Some(e.field.clone()),
         ..InputError::new(e.message.clone())
@@ -261,18 +261,6 @@ pub fn stats_json(report: &Report<RedisWorld>) -> Value {
 
 pub fn per_second(n: u64, wall_ms: u64) -> u64 {
     n.saturating_mul(1_000) / wall_ms.max(1)
-}
-
-pub fn outcome_word(o: &Outcome) -> &'static str {
-    match o {
-        Outcome::Complete => "complete",
-        Outcome::Bounded { .. } => "bounded",
-        Outcome::RunsDone { .. } => "runs_done",
-        Outcome::StoppedAtViolation => "stopped_at_violation",
-        Outcome::AllSettled => "all_settled",
-        Outcome::LimitReached(_) => "limit_reached",
-        Outcome::Interrupted => "interrupted",
-    }
 }
 
 /// The outcome as the text output says it: which signal interrupted the search, and the

@@ -3,14 +3,15 @@
 //! `lockcheck merge`, and exits as `check` does (1 when it found a violation), so that a batch
 //! engine can stop the other shards; shards never talk to each other.
 
-use super::search::{self, build_error, outcome_text, outcome_word, per_second};
+use super::search::{self, build_error, outcome_text, per_second};
 use super::words::file_safe;
 use super::{CheckArgs, CliError, Output, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
-use crate::interrupt;
-use crate::oracles::RedisWorld;
-use crate::scenario::Scenario;
-use crate::shard::{plan_hash, write_keys, ShardResult};
-use crate::InputError;
+use lockcheck::check::outcome_word;
+use lockcheck::interrupt;
+use lockcheck::oracles::RedisWorld;
+use lockcheck::scenario::Scenario;
+use lockcheck::shard::{plan_hash, write_keys, ShardResult};
+use lockcheck::InputError;
 use lockcheck_sim::{explore_shard, Outcome, Report, ShardPlan};
 use serde_json::json;
 use std::path::{Path, PathBuf};

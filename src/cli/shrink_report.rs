@@ -4,8 +4,8 @@
 //! faults may take more steps (the system reaches the violation by itself); it is then
 //! called simpler, not shorter, and a run no simpler than the original is not called shrunk.
 
-use crate::oracles::RedisWorld;
-use crate::report::parting::skeleton;
+use lockcheck::oracles::RedisWorld;
+use lockcheck::report::parting::skeleton;
 use lockcheck_sim::{shrink_score, Model, Path};
 use serde_json::{json, Value};
 

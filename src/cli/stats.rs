@@ -1,7 +1,7 @@
 //! What `check` says about the search itself: where the branching came from (by kind of
 //! choice) and which reductions ran with what they saved.
 
-use crate::oracles::RedisWorld;
+use lockcheck::oracles::RedisWorld;
 use lockcheck_sim::{
     DeadValues, Engine, PartialOrder, Plan, Report, Stats, Symmetry, Table, Width,
 };

@@ -6,10 +6,10 @@
 use super::vary::Vary;
 use super::words::file_safe;
 use super::CliError;
-use crate::check::Checked;
-use crate::report::{explained, timeline};
-use crate::saved::SavedTrace;
-use crate::scenario::{duration, Scenario};
+use lockcheck::check::Checked;
+use lockcheck::report::{explained, timeline};
+use lockcheck::saved::SavedTrace;
+use lockcheck::scenario::{duration, Scenario};
 use lockcheck_sim::Trace;
 use std::path::{Path, PathBuf};
 

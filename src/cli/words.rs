@@ -1,8 +1,8 @@
 //! Words the commands share: durations for people, counts with their plural, an oracle
 //! with its meaning, a trace file's stem.
 
-use crate::oracles::RedisWorld;
-use crate::scenario::{duration, Scenario};
+use lockcheck::oracles::RedisWorld;
+use lockcheck::scenario::{duration, Scenario};
 use lockcheck_sim::{Model, Path};
 
 /// `: what its violation means`, from the scenario's definition of the oracle `name`

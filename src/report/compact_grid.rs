@@ -7,7 +7,7 @@ use crate::scenario::duration;
 use std::fmt::Write;
 
 /// Points above which a two-parameter sweep prints the grid instead of the table.
-pub const COMPACT_ABOVE_POINTS: usize = 40;
+pub(crate) const COMPACT_ABOVE_POINTS: usize = 40;
 
 fn fmt(ms: u64) -> String {
     duration::format(ms as i64)

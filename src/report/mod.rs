@@ -4,10 +4,10 @@
 
 mod cause_marks;
 pub mod causes;
-pub mod compact_grid;
+pub(crate) mod compact_grid;
 pub mod explained;
 pub mod heatmap;
-pub mod overlap_end;
+pub(crate) mod overlap_end;
 pub mod parting;
 pub mod swimlane;
 pub mod timeline;

@@ -8,7 +8,7 @@ use lockcheck_sim::{Model, Path, Step};
 
 /// Steps a continuation may take at most (a lock that is never released keeps the
 /// overlap open; the chart then shows it open up to this point).
-pub const MAX_CONTINUATION_STEPS: usize = 2_000;
+pub(crate) const MAX_CONTINUATION_STEPS: usize = 2_000;
 
 /// `path` continued past its last state while two clients hold the same lock: the first
 /// `path.steps.len()` steps are `path`'s own. A path whose last state has no two holders is

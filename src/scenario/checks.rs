@@ -32,13 +32,13 @@ use serde_json::Value;
 pub const MAX_DURATION_MS: u64 = 36_525 * 24 * 3_600 * 1_000;
 
 /// The largest Redlock drift factor, in parts per million of the TTL.
-pub const MAX_DRIFT_PPM: u32 = 1_000_000;
+pub(crate) const MAX_DRIFT_PPM: u32 = 1_000_000;
 
 /// The largest debit amount, either sign.
-pub const MAX_AMOUNT: i64 = 1_000_000_000;
+pub(crate) const MAX_AMOUNT: i64 = 1_000_000_000;
 
 /// The largest initial balance, either sign.
-pub const MAX_BALANCE: i64 = 1_000_000_000_000_000;
+pub(crate) const MAX_BALANCE: i64 = 1_000_000_000_000_000;
 
 impl Scenario {
     /// Every check of this module but those of [`Scenario::check_as_read`]; the first failure

@@ -160,17 +160,17 @@ pub fn ms<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 }
 
 /// A duration in ms that may be negative (clock offsets and steps).
-pub fn signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+pub(crate) fn signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
     required(signed(Raw::deserialize(d)?.0)?)
 }
 
 /// An optional duration (`"never"` or null: none).
-pub fn opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     unsigned(Raw::deserialize(d)?.0)
 }
 
 /// A list of durations.
-pub fn vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+pub(crate) fn vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
     Vec::<Raw>::deserialize(d)?
         .into_iter()
         .map(|r| required(unsigned(r.0)?))
@@ -207,7 +207,7 @@ pub fn one_or_vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Err
 }
 
 /// Writes a list of one duration as that duration (what [`one_or_vec_ms`] reads back).
-pub fn one_or_vec_ser<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn one_or_vec_ser<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
     match v {
         [one] => s.serialize_u64(*one),
         many => serde::Serialize::serialize(many, s),
@@ -215,7 +215,7 @@ pub fn one_or_vec_ser<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S:
 }
 
 /// A list of durations that may be negative.
-pub fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+pub(crate) fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
     Vec::<Raw>::deserialize(d)?
         .into_iter()
         .map(|r| required(signed(r.0)?))
@@ -223,7 +223,7 @@ pub fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Err
 }
 
 /// A list of optional durations.
-pub fn vec_opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Option<u64>>, D::Error> {
+pub(crate) fn vec_opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Option<u64>>, D::Error> {
     Vec::<Raw>::deserialize(d)?
         .into_iter()
         .map(|r| unsigned(r.0))

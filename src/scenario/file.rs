@@ -178,7 +178,7 @@ fn find_quoted(table: &toml::de::DeTable, quoted: &[&str]) -> Option<(String, us
 
 /// Where the field at `path` (`clients[1].protocol.node`) is written in `text`: the deepest
 /// part of the path that the file spells out.
-pub fn locate_toml(text: &str, path: &str) -> Option<(usize, usize)> {
+pub(crate) fn locate_toml(text: &str, path: &str) -> Option<(usize, usize)> {
     use toml::de::{DeTable, DeValue};
     let root = DeTable::parse(text).ok()?;
     let mut best: Option<usize> = None;

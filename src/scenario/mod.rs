@@ -10,23 +10,23 @@ pub mod build;
 pub mod builtin;
 mod builtin_classic;
 pub mod builtin_detector;
-pub mod builtin_disk;
-pub mod builtin_node_redlock_5;
-pub mod builtin_node_redlock_extend;
-pub mod builtin_profiles;
-pub mod builtin_progress;
-pub mod builtin_redisson;
-pub mod builtin_redisson_fair;
-pub mod builtin_redisson_replicas;
-pub mod builtin_redlock;
-pub mod builtin_redlock_baseline;
-pub mod builtin_replicas;
-pub mod builtin_retries;
-pub mod builtin_schedules;
-pub mod builtin_seed_003_questions;
-pub mod builtin_sentinels;
-pub mod builtin_steps;
-pub mod builtin_workloads;
+pub(crate) mod builtin_disk;
+pub(crate) mod builtin_node_redlock_5;
+pub(crate) mod builtin_node_redlock_extend;
+pub(crate) mod builtin_profiles;
+pub(crate) mod builtin_progress;
+pub(crate) mod builtin_redisson;
+pub(crate) mod builtin_redisson_fair;
+pub(crate) mod builtin_redisson_replicas;
+pub(crate) mod builtin_redlock;
+pub(crate) mod builtin_redlock_baseline;
+pub(crate) mod builtin_replicas;
+pub(crate) mod builtin_retries;
+pub(crate) mod builtin_schedules;
+pub(crate) mod builtin_seed_003_questions;
+pub(crate) mod builtin_sentinels;
+pub(crate) mod builtin_steps;
+pub(crate) mod builtin_workloads;
 pub mod checks;
 pub mod detection;
 pub mod duration;
@@ -36,9 +36,12 @@ pub mod kit;
 mod oracle;
 pub mod profiles;
 mod protocol;
-pub mod set_path;
+pub mod set;
+pub(crate) mod set_path;
 mod steps;
-pub mod suggest;
+pub(crate) mod suggest;
+pub mod to_toml;
+pub mod vary;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
@@ -282,7 +285,7 @@ pub struct WorkloadSpec {
 impl WorkloadSpec {
     /// The locks the workload names: the shorthand's, or those its steps take, in the order
     /// they first appear (steps that do not read are left to the builder to refuse).
-    pub fn lock_names(&self) -> Vec<String> {
+    pub(crate) fn lock_names(&self) -> Vec<String> {
         let mut names = self.locks.clone();
         for step in self.steps.iter().chain(self.round_steps.iter().flatten()) {
             if let Ok(lockcheck_model::lock::NamedStep::Acquire { lock, .. }) =

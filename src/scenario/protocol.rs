@@ -345,7 +345,7 @@ impl WatchdogSpec {
 
 impl ProtocolSpec {
     /// Seed 000's Redlock over `nodes`, as its code is written.
-    pub fn seed_000_redlock(nodes: Vec<String>) -> Self {
+    pub(crate) fn seed_000_redlock(nodes: Vec<String>) -> Self {
         let r = redlock();
         ProtocolSpec::Redlock {
             nodes,
@@ -367,7 +367,7 @@ impl ProtocolSpec {
     }
 
     /// Redisson's `lock()` on `node` as it ships.
-    pub fn redisson_lock(node: &str) -> Self {
+    pub(crate) fn redisson_lock(node: &str) -> Self {
         let r = redisson();
         ProtocolSpec::Redisson {
             node: node.into(),
@@ -383,7 +383,7 @@ impl ProtocolSpec {
 
     /// The field `sweep --vary ttl=...` sets: how long the lock lives on the node without
     /// a renewal.
-    pub fn ttl_field(&self) -> &'static str {
+    pub(crate) fn ttl_field(&self) -> &'static str {
         match self.resolved() {
             ProtocolSpec::SingleNode { .. } | ProtocolSpec::Redlock { .. } => "ttl_ms",
             ProtocolSpec::Redisson {

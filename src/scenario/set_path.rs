@@ -14,7 +14,7 @@ pub fn set_all(value: &mut Value, path: &[&str], new: &Value) -> usize {
 /// [`set_all`], creating the fields of `path` that `value` leaves out (optional fields are
 /// not written when they hold their default, such as a fault's `when`). Whether the created
 /// field exists is for the scenario's deserialisation to say.
-pub fn set_all_creating(value: &mut Value, path: &[&str], new: &Value) -> usize {
+pub(crate) fn set_all_creating(value: &mut Value, path: &[&str], new: &Value) -> usize {
     set_matching(value, path, new, true)
 }
 
@@ -78,7 +78,7 @@ fn set_matching(value: &mut Value, path: &[&str], new: &Value, create: bool) -> 
 
 /// `VALUE` of `--set PATH=VALUE` as data: a TOML value (`5000`, `true`, `[1, 2]`,
 /// `"text"`), else the text itself as a string (`10s`, `power-loss`).
-pub fn parse_value(text: &str) -> Value {
+pub(crate) fn parse_value(text: &str) -> Value {
     let text = text.trim();
     toml::from_str::<toml::Table>(&format!("v = {text}"))
         .ok()

@@ -8,7 +8,7 @@ use super::builtin;
 const MAX_SUGGESTIONS: usize = 4;
 
 /// Built-in names close to `text`, best first.
-pub fn builtin_names_like(text: &str) -> Vec<String> {
+pub(crate) fn builtin_names_like(text: &str) -> Vec<String> {
     let names: Vec<String> = builtin::all().into_iter().map(|s| s.name).collect();
     let prefixed: Vec<String> = names
         .iter()

@@ -39,10 +39,10 @@ pub type HolderGraph = DiGraphMap<usize, (), BuildHasherDefault<DefaultHasher>>;
 pub const SEED_MAX_CHAIN: usize = 5;
 
 /// The prefix of wait-edge keys: `wait:<owner>` holds the lock `<owner>` waits for.
-pub const WAIT_PREFIX: &[u8] = b"wait:";
+pub(crate) const WAIT_PREFIX: &[u8] = b"wait:";
 
 /// The wait-edge key of `owner`.
-pub fn wait_key(owner: &[u8]) -> Vec<u8> {
+pub(crate) fn wait_key(owner: &[u8]) -> Vec<u8> {
     [WAIT_PREFIX, owner].concat()
 }
 

@@ -39,7 +39,7 @@ impl ClockKind {
 /// An optional duration printed as a required one was (the value alone; `None` only when
 /// there is none), so that a parameter made optional keeps the `Debug` text, and with it
 /// the model hash, of every world that sets it.
-pub struct OptionalMs(pub Option<u64>);
+pub(crate) struct OptionalMs(pub Option<u64>);
 
 impl std::fmt::Debug for OptionalMs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,12 +153,12 @@ impl LockIo<'_> {
 }
 
 /// The request id of `tag` for lock `lock`.
-pub fn request_id(lock: u8, tag: u16) -> u32 {
+pub(crate) fn request_id(lock: u8, tag: u16) -> u32 {
     ((lock as u32) << 16) | tag as u32
 }
 
 /// The lock index and tag of a request id.
-pub fn split_request_id(id: u32) -> (u8, u16) {
+pub(crate) fn split_request_id(id: u32) -> (u8, u16) {
     ((id >> 16) as u8, id as u16)
 }
 

@@ -14,7 +14,7 @@
 //!   detector, wait-edge keys, and a shared detector process.
 
 pub mod client;
-pub mod client_event;
+pub(crate) mod client_event;
 pub mod detector;
 pub mod engine;
 pub mod on_fail;

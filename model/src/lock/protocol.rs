@@ -83,7 +83,7 @@ impl Protocol {
         with_engine!(self, state, |e, s| e.on_timer(s, timer, io))
     }
 
-    pub fn on_published(
+    pub(crate) fn on_published(
         &self,
         state: &mut EngineState,
         channel: &[u8],
@@ -93,7 +93,7 @@ impl Protocol {
         with_engine!(self, state, |e, s| e.on_published(s, channel, message, io))
     }
 
-    pub fn on_other(
+    pub(crate) fn on_other(
         &self,
         state: &mut EngineState,
         from: ProcessId,
@@ -107,7 +107,7 @@ impl Protocol {
         with_engine!(self, state, |e, s| e.hash_state(s, now, h))
     }
 
-    pub fn hash_finished_state(&self, state: &EngineState, now: LocalNow, h: &mut FpHasher) {
+    pub(crate) fn hash_finished_state(&self, state: &EngineState, now: LocalNow, h: &mut FpHasher) {
         with_engine!(self, state, |e, s| e.hash_finished_state(s, now, h))
     }
 

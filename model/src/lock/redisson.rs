@@ -185,7 +185,7 @@ pub const FAILED_CAP: u8 = 3;
 /// Request tags cycle through this many sequence numbers (one counter for all kinds).
 pub const TAG_SEQS: u8 = 4;
 /// Redisson's thread id in the hash field (one business thread per client).
-pub const THREAD_ID: &[u8] = b"1";
+pub(crate) const THREAD_ID: &[u8] = b"1";
 
 const ACQUIRE: u16 = 0x100;
 const SUBSCRIBE: u16 = 0x200;
@@ -260,7 +260,7 @@ impl Redisson {
     }
 
     /// The watchdog's period (`internalLockLeaseTime / 3`, integer division as in Java).
-    pub fn renew_every_ms(&self) -> u64 {
+    pub(crate) fn renew_every_ms(&self) -> u64 {
         self.watchdog_timeout_ms / 3
     }
 

@@ -70,7 +70,7 @@ impl Step {
 }
 
 /// Step `k` of the shorthand over `locks` locks, with a read and a debit when `reads`.
-pub fn in_order(locks: usize, reads: bool, work_ms: &[u64], k: usize) -> At<'_> {
+pub(crate) fn in_order(locks: usize, reads: bool, work_ms: &[u64], k: usize) -> At<'_> {
     let body = if reads { 3 } else { 1 };
     if k < locks {
         return At::Acquire {
@@ -136,7 +136,7 @@ impl fmt::Display for PlanError {
 
 /// The most slots a workload may have (request ids carry a slot in a byte, and one value
 /// is the lock service's own).
-pub const MAX_SLOTS: usize = 64;
+pub(crate) const MAX_SLOTS: usize = 64;
 
 /// Rounds of steps over slots.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,7 +32,7 @@ use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
 /// The handler context of a Redis world.
-pub type RedisContext = Context<Msg, Timer>;
+pub(crate) type RedisContext = Context<Msg, Timer>;
 
 /// A node's configuration.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -322,7 +322,7 @@ impl RedisNode {
 /// the keys and values as [`Keyspace::content_hash`] (kept between writes, so a node that
 /// only sees time pass does not read its keys again), then each key's relative deadline in
 /// key order.
-pub fn hash_keyspace(keyspace: &Keyspace, wall_ms: i64, h: &mut FpHasher) {
+pub(crate) fn hash_keyspace(keyspace: &Keyspace, wall_ms: i64, h: &mut FpHasher) {
     h.write_fp(keyspace.content_hash());
     h.write_usize(keyspace.stored_len());
     for (_, entry) in keyspace.entries() {

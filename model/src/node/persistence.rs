@@ -19,7 +19,7 @@ use crate::redis::Keyspace;
 use lockcheck_sim::world::{CrashKind, LocalNow};
 
 /// How often AOF `everysec` fsyncs.
-pub const FSYNC_EVERY_MS: u64 = 1_000;
+pub(crate) const FSYNC_EVERY_MS: u64 = 1_000;
 
 /// `appendonly` / `appendfsync`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -79,7 +79,7 @@ impl CommandName {
     ];
 
     /// The server's name for it, lower case, as echoed in its error texts.
-    pub fn fullname(self) -> &'static str {
+    pub(crate) fn fullname(self) -> &'static str {
         self.facts().0
     }
 
@@ -90,7 +90,7 @@ impl CommandName {
 
     /// Whether the server flags it as a write (refused on a read-only replica). `EVAL` is not:
     /// a script is refused only when it actually calls a write command.
-    pub fn is_write(self) -> bool {
+    pub(crate) fn is_write(self) -> bool {
         self.facts().2
     }
 
@@ -135,7 +135,7 @@ impl CommandName {
     }
 
     /// Whether `argc` arguments (name included) fit the arity.
-    pub fn arity_ok(self, argc: usize) -> bool {
+    pub(crate) fn arity_ok(self, argc: usize) -> bool {
         let arity = self.arity();
         let argc = i64::try_from(argc).unwrap_or(i64::MAX);
         if arity > 0 {

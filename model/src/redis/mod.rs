@@ -36,7 +36,6 @@ pub mod reply;
 mod script_calls;
 pub mod scripts;
 
-pub use collection_command::{ListOp, SortedSetOp};
 pub use command::{Command, CommandName, ExpireCondition, Set, SetCondition, SetExpiry};
 pub use exec::Executed;
 pub use fair_scripts::{FairKind, FairScript};

@@ -42,7 +42,7 @@ impl Reply {
     }
 
     /// Whether this reply is an error.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         matches!(self, Reply::Error(_))
     }
 }

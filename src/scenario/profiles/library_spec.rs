@@ -94,7 +94,7 @@ pub struct LibrarySpec {
 
 impl LibrarySpec {
     /// Reads a table that has a `library` field: the profile, then the overrides.
-    pub fn from_table(mut table: Table) -> Result<LibrarySpec, String> {
+    pub(crate) fn from_table(mut table: Table) -> Result<LibrarySpec, String> {
         let library = text_field(&mut table, "library")?
             .ok_or("`library`: name the client library (e.g. \"redsync\")")?;
         let version = text_field(&mut table, "version")?.ok_or_else(|| {
@@ -244,7 +244,7 @@ fn find(library: &str, version: &str) -> Result<&'static Profile, String> {
 }
 
 /// The libraries with a profile, each once, in catalogue order.
-pub fn library_names() -> Vec<&'static str> {
+pub(crate) fn library_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
     for p in catalogue() {
         if !names.contains(&p.library) {

@@ -15,7 +15,7 @@ mod redis_py;
 mod redisson;
 mod redsync;
 
-pub use library_spec::{library_names, LibrarySpec, Table, Version};
+pub use library_spec::{LibrarySpec, Table, Version};
 
 use super::ProtocolSpec;
 
@@ -44,7 +44,7 @@ pub struct Profile {
 
 /// Sets a profile's defaults that follow from other fields; `overridden(field)` says
 /// whether the table set `field` itself.
-pub type Derive = fn(&mut ProtocolSpec, overridden: &dyn Fn(&str) -> bool);
+pub(crate) type Derive = fn(&mut ProtocolSpec, overridden: &dyn Fn(&str) -> bool);
 
 impl Profile {
     /// Whether `version` names a release this profile covers (`4` covers every 4.x).
@@ -63,7 +63,7 @@ impl Profile {
 
     /// The defaults as the protocol kind's fields, before any derivation, without the
     /// nodes.
-    pub fn defaults_table(&self) -> Table {
+    pub(crate) fn defaults_table(&self) -> Table {
         without_nodes((self.defaults)().to_table())
     }
 }

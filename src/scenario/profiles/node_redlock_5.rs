@@ -29,7 +29,7 @@
 use super::{derives_nothing, node_redlock, Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::{AttemptRules, ExtendRules};
 
-pub const V5: Profile = Profile {
+pub(crate) const V5: Profile = Profile {
     library: "node-redlock",
     source: "mike-marcacci/node-redlock: src/index.ts at v5.0.0-beta.2",
     versions: "5.0.0-beta.1 to 5.0.0-beta.2",

@@ -28,7 +28,7 @@
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 
-pub const V4_TO_7: Profile = Profile {
+pub(crate) const V4_TO_7: Profile = Profile {
     library: "redis-py",
     source: "redis/redis-py: redis/lock.py at v5.3.1 (the same from v4.3.4 to v7.4.1)",
     versions: "4.3.4 to 7.4",

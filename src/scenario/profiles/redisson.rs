@@ -19,7 +19,7 @@
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::redisson::Generation;
 
-pub const V3_17: Profile = Profile {
+pub(crate) const V3_17: Profile = Profile {
     library: "redisson",
     versions: "3.17.2 to 3.17.7",
     source: "redisson/redisson: RedissonLock.java, RedissonBaseLock.java at redisson-3.17.7",
@@ -31,7 +31,7 @@ pub const V3_17: Profile = Profile {
     derive: derives_nothing,
 };
 
-pub const V3_44: Profile = Profile {
+pub(crate) const V3_44: Profile = Profile {
     library: "redisson",
     versions: "3.44",
     source: "redisson/redisson: RenewalTask.java as changed by 597d604a3 (in 3.44)",

@@ -37,7 +37,7 @@ impl Kind {
 
 /// The deadline of a try that never times out (a library without a request timeout, such
 /// as node-redlock): it is never overdue, arms no timer and hashes as one value.
-pub const NO_DEADLINE: i64 = i64::MAX;
+pub(crate) const NO_DEADLINE: i64 = i64::MAX;
 
 /// One node's part in a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,7 +74,7 @@ pub struct Tag {
 
 const TRY_BITS: u16 = 2;
 /// Tries per node are limited by the tag's try field.
-pub const MAX_TRIES: u8 = 1 << TRY_BITS;
+pub(crate) const MAX_TRIES: u8 = 1 << TRY_BITS;
 
 impl Tag {
     pub fn encode(self) -> u16 {
@@ -145,7 +145,7 @@ impl Sweep {
     /// Marks the nodes that may be asked now as sent, with `deadline_ms`, and returns them:
     /// every queued node past the sequential prefix, and the first queued node of the prefix
     /// if none of it is waiting for an answer.
-    pub fn due_requests(&mut self, sequential: usize, deadline_ms: i64) -> Vec<usize> {
+    pub(crate) fn due_requests(&mut self, sequential: usize, deadline_ms: i64) -> Vec<usize> {
         let sequential = sequential.min(self.slots.len());
         let mut due = Vec::new();
         let prefix_busy = self.slots[..sequential]
@@ -210,7 +210,7 @@ impl Sweep {
     }
 
     /// The earliest deadline of a try still waiting for its answer.
-    pub fn next_deadline(&self) -> Option<i64> {
+    pub(crate) fn next_deadline(&self) -> Option<i64> {
         self.slots
             .iter()
             .filter_map(|s| match *s {
@@ -228,12 +228,12 @@ impl Sweep {
         }
     }
 
-    pub fn ok_count(&self) -> usize {
+    pub(crate) fn ok_count(&self) -> usize {
         self.slots.iter().filter(|s| **s == Slot::Ok).count()
     }
 
     /// The nodes that refused, failed or did not answer in time.
-    pub fn failed_count(&self) -> usize {
+    pub(crate) fn failed_count(&self) -> usize {
         self.slots.iter().filter(|s| **s == Slot::Failed).count()
     }
 
@@ -264,7 +264,7 @@ impl Sweep {
     }
 
     /// Hashes the slot in position `i`, its deadline as the time left at `mono_now_ms`.
-    pub fn hash_slot(&self, i: usize, mono_now_ms: i64, h: &mut FpHasher) {
+    pub(crate) fn hash_slot(&self, i: usize, mono_now_ms: i64, h: &mut FpHasher) {
         match self.slots[i] {
             Slot::Sent {
                 try_no,

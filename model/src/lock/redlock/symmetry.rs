@@ -37,7 +37,7 @@ impl Redlock {
     /// way, and some node's slot moves onto a slot that holds something else. Allocates
     /// nothing, and looks only at the nodes `r` moves: a node it keeps keeps its position
     /// (the nodes are distinct), which is always a symmetry and moves no slot.
-    pub fn moved_by(&self, state: &RedlockState, r: &Renaming) -> bool {
+    pub(crate) fn moved_by(&self, state: &RedlockState, r: &Renaming) -> bool {
         let Some(sweep) = state.phase.sweep() else {
             return false;
         };

@@ -4,11 +4,9 @@
 //! command they run parses with the binary's own argument definitions (so a renamed flag or
 //! subcommand fails here).
 
-mod common;
-
+use super::{Cli, Command};
 use clap::Parser;
-use common::repo;
-use lockcheck::cli::{Cli, Command};
+use std::path::{Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};
 
 fn yaml(path: &str) -> Vec<Yaml> {
@@ -174,4 +172,8 @@ fn the_slurm_array_runs_every_shard_then_a_merge_after_it() {
     for script in ["shards.sbatch", "merge.sbatch", "submit.sh"] {
         sh_syntax_ok(&format!("deploy/slurm/{script}"));
     }
+}
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
