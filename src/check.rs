@@ -7,7 +7,7 @@
 //! make a safe verdict *hollow*, which callers must treat as a failure of the scenario.
 
 use crate::oracles::RedisWorld;
-use crate::scenario::{build::ScenarioError, Expected, Scenario};
+use crate::scenario::{build::ScenarioError, ExpectedVerdict, Scenario};
 use lockcheck_sim::{explore_parallel, explore_walks, Options, Path, Report};
 use lockcheck_sim::{Limits, Outcome};
 
@@ -52,11 +52,11 @@ impl Checked {
     /// Whether the outcome is the one the scenario expects (a safe verdict must not be
     /// hollow: every witness must have happened). A scenario that states no expectation is
     /// never as expected.
-    pub fn as_expected(&self, expected: &Expected) -> bool {
+    pub fn as_expected(&self, expected: &ExpectedVerdict) -> bool {
         match expected {
-            Expected::Violated { oracle } => self.violated() == Some(oracle.as_str()),
-            Expected::Safe => self.violated().is_none() && self.report.hollow().is_empty(),
-            Expected::Unstated => false,
+            ExpectedVerdict::Violated { oracle } => self.violated() == Some(oracle.as_str()),
+            ExpectedVerdict::Safe => self.violated().is_none() && self.report.hollow().is_empty(),
+            ExpectedVerdict::Unstated => false,
         }
     }
 }

@@ -8,13 +8,13 @@
 //! Without `[expect]` there is nothing to compare.
 
 use crate::check::Checked;
-use crate::scenario::Expected;
+use crate::scenario::ExpectedVerdict;
 use lockcheck_sim::Outcome;
 use serde_json::{json, Value};
 
 /// How a check's verdict compares with what the scenario expects.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Expectation {
+pub enum VerdictComparison {
     /// The scenario states no expectation.
     Unstated,
     Matches {
@@ -26,24 +26,26 @@ pub enum Expectation {
     },
 }
 
-impl Expectation {
+impl VerdictComparison {
     /// Compares `checked` with `expected`.
-    pub fn of(checked: &Checked, expected: &Expected) -> Expectation {
+    pub fn of(checked: &Checked, expected: &ExpectedVerdict) -> VerdictComparison {
         let expected_words = match expected {
-            Expected::Unstated => return Expectation::Unstated,
-            Expected::Safe => "safe".to_string(),
-            Expected::Violated { oracle } => format!("violation of {oracle}"),
+            ExpectedVerdict::Unstated => return VerdictComparison::Unstated,
+            ExpectedVerdict::Safe => "safe".to_string(),
+            ExpectedVerdict::Violated { oracle } => format!("violation of {oracle}"),
         };
         let matches = match expected {
-            Expected::Violated { oracle } => checked.violations().iter().any(|(n, _)| n == oracle),
+            ExpectedVerdict::Violated { oracle } => {
+                checked.violations().iter().any(|(n, _)| n == oracle)
+            }
             _ => has_verdict(checked) && checked.as_expected(expected),
         };
         if matches {
-            Expectation::Matches {
+            VerdictComparison::Matches {
                 expected: expected_words,
             }
         } else {
-            Expectation::Differs {
+            VerdictComparison::Differs {
                 expected: expected_words,
                 got: got(checked),
             }
@@ -53,11 +55,11 @@ impl Expectation {
     /// The line `check` prints (none when no expectation is stated).
     pub fn line(&self) -> Option<String> {
         match self {
-            Expectation::Unstated => None,
-            Expectation::Matches { expected } => {
+            VerdictComparison::Unstated => None,
+            VerdictComparison::Matches { expected } => {
                 Some(format!("expectation: matches expectation ({expected})\n"))
             }
-            Expectation::Differs { expected, got } => Some(format!(
+            VerdictComparison::Differs { expected, got } => Some(format!(
                 "expectation: DIFFERS from expectation: expected {expected}, got {got}\n"
             )),
         }
@@ -66,11 +68,11 @@ impl Expectation {
     /// The same in JSON.
     pub fn json(&self) -> Value {
         match self {
-            Expectation::Unstated => json!({"status": "unstated"}),
-            Expectation::Matches { expected } => {
+            VerdictComparison::Unstated => json!({"status": "unstated"}),
+            VerdictComparison::Matches { expected } => {
                 json!({"status": "matches", "expected": expected})
             }
-            Expectation::Differs { expected, got } => {
+            VerdictComparison::Differs { expected, got } => {
                 json!({"status": "differs", "expected": expected, "got": got})
             }
         }

@@ -242,7 +242,7 @@ pub fn single_node_lock(name: &str, ttl_ms: u64, work_ms: u64, pause_ms: u64) ->
             FaultsSpec::default()
         },
         oracles: vec![OracleSpec::MeResource],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..kit::base()
     }
 }

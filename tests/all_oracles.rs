@@ -7,7 +7,7 @@ mod common;
 
 use common::{json, lockcheck_within, repo, workdir};
 use lockcheck::check::{check_with, Checked, Mode};
-use lockcheck::scenario::{builtin, Expected, OracleSpec, Scenario};
+use lockcheck::scenario::{builtin, ExpectedVerdict, OracleSpec, Scenario};
 use lockcheck_sim::{replay_checked, Trace};
 use std::time::Duration;
 
@@ -37,7 +37,7 @@ fn assert_each_oracle_as_alone(scenario: &Scenario) -> Vec<String> {
         let name = spec.definition().name;
         let alone = Scenario {
             oracles: vec![spec.clone()],
-            expect: Expected::Unstated,
+            expect: ExpectedVerdict::Unstated,
             ..scenario.clone()
         };
         let alone = check_with(&alone, Mode::Exhaustive, alone.explore.options()).unwrap();

@@ -11,7 +11,7 @@
 use lockcheck::check::{check, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck::scenario::{
-    ClientSpec, ClockSpecDe, ClockStepSpec, Expected, FaultsSpec, NetworkSpec, NodeSpec,
+    ClientSpec, ClockSpecDe, ClockStepSpec, ExpectedVerdict, FaultsSpec, NetworkSpec, NodeSpec,
     OracleSpec, PauseSpec, PersistenceDe, ProtocolSpec, Scenario, WorkloadSpec,
 };
 use proptest::prelude::*;
@@ -51,7 +51,7 @@ fn single_node_pause(
         ..FaultsSpec::default()
     };
     s.oracles = vec![OracleSpec::MeLock];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     breaks_mutual_exclusion(&s)
 }
 

@@ -4,7 +4,7 @@
 use lockcheck::check::{check, Mode};
 use lockcheck::scenario::builtin;
 use lockcheck::scenario::detection::{DetectionSpec, DetectorSpec, ServiceSpec};
-use lockcheck::scenario::{Expected, OracleSpec, Scenario};
+use lockcheck::scenario::{ExpectedVerdict, OracleSpec, Scenario};
 use lockcheck::wait_for;
 use lockcheck_model::lock::detector::{
     find_cycle, HolderGraph, Reads, Records, Resolution, WaitRecord, SEED_MAX_CHAIN,
@@ -81,7 +81,7 @@ fn the_true_wait_for_graph_has_the_seed_incidents_cycle_when_the_fixed_detector_
     // Witness through the checker: some reachable state of the seed world is deadlocked.
     let mut s = scenario("seed-000-detector-as-intended");
     s.oracles = vec![OracleSpec::DeadlockFormed];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     let checked = check(&s, Mode::Exhaustive).unwrap();
     assert!(checked.report.hollow().is_empty(), "{}", checked.report);
     // And the cycle is P1 -> P2 -> P3 -> P1 in the first deadlocked state found.
@@ -105,7 +105,7 @@ fn the_true_wait_for_graph_has_the_seed_incidents_cycle_when_the_fixed_detector_
 fn seed_000_per_process_records_never_report_any_cycle_once_the_self_cycle_is_fixed() {
     let mut s = scenario("seed-000-detector-as-intended");
     s.oracles = vec![OracleSpec::DetectorReported];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     let checked = check(&s, Mode::Exhaustive).unwrap();
     assert!(checked.report.is_exhaustive(), "{}", checked.report);
     assert_eq!(checked.report.hollow(), vec!["detector-reported"]);
@@ -141,7 +141,11 @@ fn seed_000_detector_breaks_exclusion_by_releasing_the_callers_own_outer_lock() 
 fn an_atomic_detector_that_tells_its_victim_resolves_every_deadlock_without_false_reports() {
     let s = scenario("shared-detector-aborts-victim");
     let checked = check(&s, Mode::Exhaustive).unwrap();
-    assert!(checked.as_expected(&Expected::Safe), "{}", checked.report);
+    assert!(
+        checked.as_expected(&ExpectedVerdict::Safe),
+        "{}",
+        checked.report
+    );
 }
 
 #[test]

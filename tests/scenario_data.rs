@@ -3,7 +3,7 @@
 
 use lockcheck::check::{check, Mode};
 use lockcheck::oracles::{believed_keys, clients};
-use lockcheck::scenario::{builtin, Expected, ProtocolSpec, Scenario};
+use lockcheck::scenario::{builtin, ExpectedVerdict, ProtocolSpec, Scenario};
 use lockcheck_sim::Stop;
 use lockcheck_sim::{explore, BreadthFirst, Options, Outcome, Property};
 
@@ -92,7 +92,7 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
         c.workload.work_ms = vec![1_000, 3_000];
     }
     s.oracles = vec![lockcheck::scenario::OracleSpec::MeLock];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     let both_held = |w: &lockcheck::oracles::RedisWorld, st: &lockcheck::oracles::RedisState| {
         clients(w).any(|(p, c)| believed_keys(w, st, p, c).len() == 2)
     };
@@ -119,7 +119,7 @@ fn clients_take_several_locks_in_order_over_several_rounds_without_breaking_eith
     // And the built-in verdict machinery agrees.
     assert!(check(&s, Mode::Exhaustive)
         .unwrap()
-        .as_expected(&Expected::Safe));
+        .as_expected(&ExpectedVerdict::Safe));
 }
 
 #[test]

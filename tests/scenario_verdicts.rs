@@ -7,7 +7,7 @@
 
 use lockcheck::check::{check, Mode};
 use lockcheck::oracles::{RedisAction, RedisWorld};
-use lockcheck::scenario::{builtin, Expected};
+use lockcheck::scenario::{builtin, ExpectedVerdict};
 use lockcheck_sim::{replay, shrink, shrink_score, ShrinkOptions, Trace};
 
 /// Every built-in scenario by name, with the oracle it must violate (`None`: safe).
@@ -138,9 +138,9 @@ fn every_builtin_scenario_expects_its_pinned_verdict() {
     let mut expected: Vec<(String, Option<String>)> = builtin::all()
         .into_iter()
         .map(|s| match s.expect {
-            Expected::Safe => (s.name, None),
-            Expected::Violated { oracle } => (s.name, Some(oracle)),
-            Expected::Unstated => panic!("built-in {} states no expectation", s.name),
+            ExpectedVerdict::Safe => (s.name, None),
+            ExpectedVerdict::Violated { oracle } => (s.name, Some(oracle)),
+            ExpectedVerdict::Unstated => panic!("built-in {} states no expectation", s.name),
         })
         .collect();
     expected.sort_unstable();
@@ -166,7 +166,7 @@ fn every_builtin_scenario_gets_its_expected_verdict_exhaustively() {
             scenario.expect,
             describe(&checked)
         );
-        if scenario.expect == Expected::Safe {
+        if scenario.expect == ExpectedVerdict::Safe {
             assert!(
                 checked.report.is_exhaustive(),
                 "{}: a safe verdict must cover the whole bounded space\n{}",
@@ -190,21 +190,21 @@ fn every_builtin_scenario_gets_its_expected_verdict_by_random_search() {
         )
         .unwrap();
         match &scenario.expect {
-            Expected::Violated { oracle } => assert_eq!(
+            ExpectedVerdict::Violated { oracle } => assert_eq!(
                 checked.violated(),
                 Some(oracle.as_str()),
                 "{}: random search should find it in {seeds} seeds\n{}",
                 scenario.name,
                 describe(&checked)
             ),
-            Expected::Safe => assert_eq!(
+            ExpectedVerdict::Safe => assert_eq!(
                 checked.violated(),
                 None,
                 "{}\n{}",
                 scenario.name,
                 describe(&checked)
             ),
-            Expected::Unstated => panic!("built-in {} states no expectation", scenario.name),
+            ExpectedVerdict::Unstated => panic!("built-in {} states no expectation", scenario.name),
         }
     }
 }
@@ -212,7 +212,7 @@ fn every_builtin_scenario_gets_its_expected_verdict_by_random_search() {
 #[test]
 fn every_violation_replays_from_its_trace_and_shrinks() {
     for scenario in builtin::all() {
-        let Expected::Violated { oracle } = &scenario.expect else {
+        let ExpectedVerdict::Violated { oracle } = &scenario.expect else {
             continue;
         };
         let checked = check(&scenario, Mode::Exhaustive).unwrap();

@@ -7,7 +7,7 @@
 //! violating run's report (and with `FULL_TIMELINE=1` its whole timeline). The last line
 //! gives the runs and handler steps made, and how many per second.
 
-use lockcheck::scenario::{builtin, Expected};
+use lockcheck::scenario::{builtin, ExpectedVerdict};
 use lockcheck_madsim::scenario::batch_with_seed;
 use lockcheck_madsim::Until;
 use std::time::Instant;
@@ -34,14 +34,14 @@ fn main() {
     for scenario in &scenarios {
         let started = Instant::now();
         let until = match &scenario.expect {
-            Expected::Safe | Expected::Unstated => Until::AnyViolation,
-            Expected::Violated { oracle } => Until::Violation(oracle.clone()),
+            ExpectedVerdict::Safe | ExpectedVerdict::Unstated => Until::AnyViolation,
+            ExpectedVerdict::Violated { oracle } => Until::Violation(oracle.clone()),
         };
         let found = batch_with_seed(scenario, seed, runs, until).expect("built-ins build");
         let expected = match &scenario.expect {
-            Expected::Safe => "safe".to_string(),
-            Expected::Violated { oracle } => format!("violates {oracle}"),
-            Expected::Unstated => "nothing stated".to_string(),
+            ExpectedVerdict::Safe => "safe".to_string(),
+            ExpectedVerdict::Violated { oracle } => format!("violates {oracle}"),
+            ExpectedVerdict::Unstated => "nothing stated".to_string(),
         };
         let verdict = match found.violations.last() {
             Some(r) => format!("violates {:?} (run {})", found.violated(), r.run),

@@ -8,7 +8,7 @@
 //! batch again and fails at the same run (checked below by running this very test binary
 //! with the printed seed).
 
-use lockcheck::scenario::{builtin, Expected};
+use lockcheck::scenario::{builtin, ExpectedVerdict};
 use lockcheck_madsim::scenario::{
     batch_with_seed, expect_safe, expect_violation, in_runtime, TestName, NOT_REACHED,
 };
@@ -162,9 +162,9 @@ fn the_suite_covers_every_built_in_scenario_with_its_expected_verdict() {
     let mut expected: Vec<(String, Option<String>)> = builtin::all()
         .into_iter()
         .map(|s| match s.expect {
-            Expected::Safe => (s.name, None),
-            Expected::Violated { oracle } => (s.name, Some(oracle)),
-            Expected::Unstated => panic!("built-in {} states no expectation", s.name),
+            ExpectedVerdict::Safe => (s.name, None),
+            ExpectedVerdict::Violated { oracle } => (s.name, Some(oracle)),
+            ExpectedVerdict::Unstated => panic!("built-in {} states no expectation", s.name),
         })
         .collect();
     expected.sort_unstable();

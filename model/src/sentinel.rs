@@ -11,7 +11,7 @@
 //! writes until it hears of the new master; then it resynchronises and those writes are
 //! lost. One Sentinel alone stands for a Sentinel quorum that agrees; several, each a
 //! process that may be cut off or paused, agree on a failover by a quorum and a vote
-//! ([`quorum`]).
+//! (`quorum.rs`).
 
 mod quorum;
 

@@ -10,7 +10,7 @@ use lock_world::redlock::{first, held, renewal_requests, small, validities};
 use lock_world::*;
 use lockcheck_model::lock::engine::Extension;
 use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, ExtendRules, Redlock};
-use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Step, Steps, Workload};
+use lockcheck_model::lock::{Phase as ClientPhase, Protocol, Steps, Workload, WorkloadStep};
 use lockcheck_sim::world::{FaultEnvelope, ProcessId};
 use world::{run, RedisWorld, State};
 
@@ -43,17 +43,17 @@ fn world(rules: AttemptRules, extend: ExtendRules) -> RedisWorld {
         ..small(Dispatch::Multiplexed)
     };
     let steps = vec![
-        Step::Acquire {
+        WorkloadStep::Acquire {
             slot: 0,
             within_ms: None,
         },
-        Step::Work { ms: vec![50] },
-        Step::Extend {
+        WorkloadStep::Work { ms: vec![50] },
+        WorkloadStep::Extend {
             slot: 0,
             how: Extension::Ttl,
         },
-        Step::Work { ms: vec![50] },
-        Step::Release { slot: 0 },
+        WorkloadStep::Work { ms: vec![50] },
+        WorkloadStep::Release { slot: 0 },
     ];
     let extender = Workload {
         steps: Steps::Listed(vec![steps]),

@@ -5,7 +5,8 @@
 //! gives depth-first search, a queue gives breadth-first search (the first counterexample
 //! found is a shortest one), and a `Walk` keeps a single state and lets a `Chooser` pick one
 //! action per step: seeded random walks, replay of a recorded trace, shrinking candidates
-//! and scripted runs. Only a frontier whose chooser can refuse (replay, scripts) has an
+//! and scripted runs; a shard of a breadth-first search has a frontier of its own
+//! (`explorer/shard.rs`). Only a frontier whose chooser can refuse (replay, scripts) has an
 //! `Error` other than `Infallible`.
 
 use crate::chooser::{Chooser, RandomChooser, ReplayChooser};

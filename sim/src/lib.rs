@@ -10,7 +10,7 @@
 //! shrinking, scripts, shards) on the caller's thread, and [`explore_parallel`] and
 //! [`explore_walks`] on several threads with the same results. What runs is decided
 //! before a search starts, as a [`Plan`] the report carries. Properties are `always`,
-//! `sometimes` and `eventually within`.
+//! `sometimes`, `eventually_within` and `leads_to_within`.
 //!
 //! Nothing here reads the system clock, uses ambient randomness or iterates a `HashMap`:
 //! the same model and seed give the same run, byte for byte, on any number of threads.

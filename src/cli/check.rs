@@ -17,7 +17,7 @@ use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
 use lockcheck::check::{Checked, Mode};
-use lockcheck::expectation::Expectation;
+use lockcheck::expectation::VerdictComparison;
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
 use lockcheck::report::{seconds, timeline};
@@ -64,7 +64,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
-    let expectation = Expectation::of(&checked, &scenario.expect);
+    let expectation = VerdictComparison::of(&checked, &scenario.expect);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
     if violations.is_empty() {

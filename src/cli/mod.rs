@@ -1,5 +1,7 @@
-//! The `lockcheck` command line: `scenarios`, `show`, `check` (whole, or one shard of the
-//! search), `merge`, `replay`, `shrink`, `sweep`, `boundary` and `explain`. Every command prints text, or one JSON object with `--json`,
+//! The `lockcheck` command line, private to the binary: `scenarios`, `profiles`, `show`,
+//! `diff`, `check` (whole, or one shard of the search), `merge`, `replay`, `shrink`, `sweep`,
+//! `boundary`, `explain`, `completions` and `man`. It builds on the library's public surface
+//! only. Every command prints text, or one JSON object with `--json`,
 //! and exits with a documented code ([`EXIT_CODES`]). Bad input is one clear error naming the
 //! file, line and field (exit 2), never a panic; a file that cannot be written exits 4.
 //! One file per command; [`CliError`] carries the exit code of a failure.
@@ -61,7 +63,7 @@ pub struct Output {
 }
 
 /// Runs the parsed command line.
-/// Errors come back clipped (see [`input::InputError::clipped`]); each carries its exit code.
+/// Errors come back clipped (see [`CliError::clipped`]); each carries its exit code.
 pub fn run(cli: &Cli) -> Result<Output, CliError> {
     run_command(cli).map_err(CliError::clipped)
 }

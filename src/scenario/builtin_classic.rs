@@ -24,7 +24,7 @@ pub fn seed_000_single_node() -> Scenario {
         },
         faults: pause("service-a", &[35_000], 1),
         oracles: vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..base()
@@ -45,7 +45,7 @@ pub fn kleppmann_pause_past_lease() -> Scenario {
         account: Some(account(false, false, false)),
         faults: pause("client-1", &[15_000], 1),
         oracles: vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
         ..base()
@@ -84,7 +84,7 @@ pub fn fencing_prevents_damage() -> Scenario {
             OracleSpec::LockOverlap,
             OracleSpec::PauseWhileHolding,
         ],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -105,7 +105,7 @@ pub fn single_node_holder_crash() -> Scenario {
             OracleSpec::Liveness { bound_ms: 10_600 },
             OracleSpec::HolderCrashed,
         ],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -157,7 +157,7 @@ fn late_unlock(name: &str, description: &str, release: Release) -> Scenario {
     Scenario {
         name: name.into(),
         description: description.into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..late_unlock_world(with)
@@ -204,7 +204,7 @@ pub fn owner_checked_late_unlock() -> Scenario {
         "the same late unlock with the owner-checked release script: it finds another owner and deletes nothing",
         Release::OwnerChecked,
     );
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -233,7 +233,7 @@ pub fn restart_without_persistence() -> Scenario {
         ],
         faults: crashing_node(1_000),
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..base()
@@ -248,7 +248,7 @@ pub fn delayed_restart() -> Scenario {
             "the same crash with the restart delayed beyond the TTL (15 s > 10 s): no two holders"
                 .into(),
         faults: crashing_node(15_000),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..restart_without_persistence()
     }
 }
@@ -284,7 +284,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             &["redis-2", "sentinel", "client-2"],
         ),
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..base()
@@ -319,7 +319,7 @@ pub fn failover_rolls_back_fencing_counter() -> Scenario {
     }
     s.account = Some(account(true, false, false));
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::LockOverlap];
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -343,6 +343,6 @@ pub fn failover_fencing_from_token_service() -> Scenario {
         }
         c.token_service_fencing = true;
     }
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }

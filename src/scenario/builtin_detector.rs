@@ -104,8 +104,8 @@ fn short_walks(s: &mut Scenario) {
     s.explore.random_max_steps = 300;
 }
 
-fn violated(oracle: &str) -> Expected {
-    Expected::Violated {
+fn violated(oracle: &str) -> ExpectedVerdict {
+    ExpectedVerdict::Violated {
         oracle: oracle.into(),
     }
 }
@@ -398,7 +398,7 @@ pub fn force_release_fenced() -> Scenario {
         conditional_debit: false,
     });
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::LockOverlap];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     short_walks(&mut s);
     s
 }
@@ -488,7 +488,7 @@ pub fn two_detectors_abort_victim() -> Scenario {
     );
     s.oracles.push(OracleSpec::DeadlockFormed);
     s.oracles.push(OracleSpec::DetectorReported);
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     short_walks(&mut s);
     s
 }

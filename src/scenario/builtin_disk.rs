@@ -73,7 +73,7 @@ pub fn aof_stall_power_loss() -> Scenario {
         name: "aof-stall-power-loss".into(),
         description: "AOF everysec with the disk stalled for 10 s: writes are acknowledged but never fsynced, a power loss brings the node back without the lock key, and a second client takes it while the holder works".into(),
         faults,
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..aof_power_loss_noticed()
@@ -95,7 +95,7 @@ pub fn aof_power_loss_noticed() -> Scenario {
         faults: power_loss(),
         oracles: vec![OracleSpec::MeLock],
         explore: walks(200),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }

@@ -53,7 +53,7 @@ pub fn node_redlock_5_pause_during_acquire() -> Scenario {
     Scenario {
         name: "node-redlock-5-pause-during-acquire".into(),
         description: "node-redlock 5 (validity from the first attempt, never checked): a 12 s pause between sending the requests and reading the answers; the quorum read afterwards returns a lock already expired, and its debit lands while the second client holds the lock".into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
         ..pause_during_acquire("5.0.0-beta.2")
@@ -66,7 +66,7 @@ pub fn node_redlock_4_pause_during_acquire() -> Scenario {
     Scenario {
         name: "node-redlock-4-pause-during-acquire".into(),
         description: "node-redlock 4 in the same world: the quorum read after the pause has no validity left, so the attempt fails; its retries find the lock taken and it gives up without touching the account".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..pause_during_acquire("4.2")
     }
 }
@@ -105,7 +105,7 @@ pub fn node_redlock_5_tie_never_decided() -> Scenario {
             OracleSpec::Progress { bound_ms: 2_000 },
             OracleSpec::NoGiveUp,
         ],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "progress".into(),
         },
         ..base()
@@ -137,7 +137,7 @@ pub fn node_redlock_5_using_pause_unchecked() -> Scenario {
     Scenario {
         name: "node-redlock-5-using-pause-unchecked".into(),
         description: "node-redlock 5's using(): a 6 s pause freezes the extension timer past the expiry; the overdue extension aborts the signal, the routine does not check it and debits while the second client holds the lock".into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
         ..using_pause(false)
@@ -149,7 +149,7 @@ pub fn node_redlock_5_using_pause_checked() -> Scenario {
     Scenario {
         name: "node-redlock-5-using-pause-checked".into(),
         description: "the same with the routine checking signal.aborted before it writes: the abort comes when the pause ends, before the write, and the account is safe (the lock still breaks)".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..using_pause(true)
     }
 }

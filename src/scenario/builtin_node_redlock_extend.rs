@@ -57,7 +57,7 @@ pub fn node_redlock_5_pause_during_extend() -> Scenario {
     Scenario {
         name: "node-redlock-5-pause-during-extend".into(),
         description: "node-redlock 5's extend() (validity from its start, never checked): a 12 s pause between sending the extension and reading its answers; the quorum read afterwards returns a lock already expired, and the debit lands while the second client holds the lock".into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
         ..pause_during_extend("5.0.0-beta.2")
@@ -71,7 +71,7 @@ pub fn node_redlock_4_pause_during_extend() -> Scenario {
     Scenario {
         name: "node-redlock-4-pause-during-extend".into(),
         description: "node-redlock 4's extend() in the same world: the quorum read after the pause has no validity left, so the attempt fails and is unlocked everywhere; the retries find the lock taken, extend() rejects, and the round ends without touching the account".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..pause_during_extend("4.2")
     }
 }

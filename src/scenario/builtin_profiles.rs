@@ -57,7 +57,7 @@ pub fn node_redlock_wall_clock_step() -> Scenario {
     Scenario {
         name: "node-redlock-wall-clock-step".into(),
         description: "node-redlock 4 (validity on Date.now()): the holder's wall clock steps back 8 s while it holds a 10 s lock; it believes the lock 8 s past the keys' expiry and the second client takes it meanwhile".into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..wall_clock_step("node-redlock", "4.2")
@@ -70,7 +70,7 @@ pub fn redsync_wall_clock_step() -> Scenario {
     Scenario {
         name: "redsync-wall-clock-step".into(),
         description: "redsync 4 in the same world (validity on Go's monotonic clock): the wall-clock step does not move it, the holder stops believing the lock before its keys expire; one holder at a time, both finish".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..wall_clock_step("redsync", "4.17")
     }
 }

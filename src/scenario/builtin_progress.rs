@@ -27,7 +27,7 @@ pub fn redlock_split_vote_progress() -> Scenario {
         max_virtual_time_ms: Some(400),
         ..ExploreSpec::default()
     };
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -44,7 +44,7 @@ pub fn redlock_split_vote_livelock() -> Scenario {
             nodes.push("redis-4".into());
         }
     }
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "progress".into(),
     };
     s
@@ -69,7 +69,7 @@ pub fn single_node_rounds_starve_a_contender() -> Scenario {
             OracleSpec::MeLock,
             OracleSpec::NoStarvation { bound_ms: 250 },
         ],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "no-starvation".into(),
         },
         ..base()
@@ -87,6 +87,6 @@ pub fn single_node_rounds_bounded_wait() -> Scenario {
         OracleSpec::NoStarvation { bound_ms: 1_000 },
         OracleSpec::EveryClientDone,
     ];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }

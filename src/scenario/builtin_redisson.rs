@@ -49,7 +49,7 @@ pub fn seed_003_incident() -> Scenario {
             OracleSpec::RenewalFailed,
             OracleSpec::PauseWhileHolding,
         ],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
         ..base()
@@ -64,7 +64,7 @@ pub fn seed_003_defended() -> Scenario {
     s.description = "the same incident with a unique business id and a conditional debit: the lock breaks, no duplicate debit".into();
     s.account = Some(account(false, true, true));
     s.oracles.push(OracleSpec::LockOverlap);
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -76,7 +76,7 @@ pub fn seed_003_without_stall() -> Scenario {
     s.faults.pauses.retain(|p| p.process != "redis");
     s.faults.max_pauses = 1;
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -91,7 +91,7 @@ pub fn seed_003_on_3_44() -> Scenario {
             *generation = Generation::From3_44;
         }
     }
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -126,7 +126,7 @@ pub fn redisson_gc_past_lease_defended() -> Scenario {
             OracleSpec::RenewalFailed,
             OracleSpec::LockOverlap,
         ],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         explore: walks(200),
         ..base()
     }
@@ -153,7 +153,7 @@ pub fn redisson_late_unlock() -> Scenario {
     Scenario {
         name: "redisson-late-unlock".into(),
         description: "Redisson with a 10 s lease: client-1's unlock arrives 12 s late, while client-2 holds the lock; the release script checks the owner and deletes nothing".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         explore: walks(100),
         ..super::builtin_classic::late_unlock_world(leased)
     }

@@ -56,7 +56,7 @@ pub fn redisson_fair_lock_dead_waiter() -> Scenario {
     Scenario {
         name: "redisson-fair-lock-dead-waiter".into(),
         description: "Redisson's fair lock: a waiter crashes in the queue; the holder's release wakes only that dead waiter, and the live one behind it may not take the free lock until the dead one's place times out (threadWaitTime 5 min plus the lease), far past 10 s".into(),
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "progress".into(),
         },
         ..dead_waiter(true)
@@ -68,7 +68,7 @@ pub fn redisson_lock_dead_waiter() -> Scenario {
     Scenario {
         name: "redisson-lock-dead-waiter".into(),
         description: "the same world on the plain RLock: the release is published on the lock's one channel, the live waiter takes the lock at once; one holder at a time".into(),
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..dead_waiter(false)
     }
 }

@@ -60,7 +60,7 @@ fn sentinel_world(
         ],
         faults,
         oracles: vec![OracleSpec::MeLock, OracleSpec::EveryClientDone],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -70,7 +70,7 @@ fn sentinel_world(
 /// replica, and client-2 takes the lock there while client-1 still works.
 pub fn redisson_unchecked_sync_loses_lock() -> Scenario {
     Scenario {
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..sentinel_world(
@@ -119,7 +119,7 @@ pub fn redisson_priority_promotes_unsynced() -> Scenario {
     s.name = "redisson-priority-promotes-unsynced".into();
     s.description = "the same with replica-priority 10 on the far replica: Sentinel promotes it over the synced one and client-2 acquires a lock WAIT had counted as replicated".into();
     s.nodes[2].replica_priority = 10;
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-lock".into(),
     };
     s

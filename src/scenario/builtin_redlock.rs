@@ -44,7 +44,7 @@ fn seed_000_redlock(name: &str, description: &str, faults: FaultsSpec) -> Scenar
         },
         faults,
         oracles: vec![OracleSpec::MeLock, OracleSpec::MeResource],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..base()
@@ -87,7 +87,7 @@ pub fn seed_000_redlock_partition() -> Scenario {
         faults,
     );
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::RenewalFailed];
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -203,7 +203,7 @@ pub fn redlock_bounded_drift_safe() -> Scenario {
         -5_000,
         4_000,
     );
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -306,7 +306,7 @@ pub fn seed_000_redlock_long_job() -> Scenario {
         FaultsSpec::default(),
     );
     s.explore = walks(100);
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -318,7 +318,7 @@ pub fn seed_000_redlock_partition_checked() -> Scenario {
     s.description = "seed 000's partitioned holder with business code that checks the stop event: the watchdog sets it before the keys expire, no duplicate debit".into();
     s.clients[0].workload.checks_stop_event = true;
     s.explore = walks(200);
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 

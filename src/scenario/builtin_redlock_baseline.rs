@@ -100,7 +100,7 @@ pub fn redlock_pause_and_clock_step() -> Scenario {
         ..FaultsSpec::default()
     };
     s.oracles = vec![OracleSpec::MeLock, OracleSpec::PauseWhileHolding];
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-lock".into(),
     };
     s

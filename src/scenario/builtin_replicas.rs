@@ -53,7 +53,7 @@ pub fn min_replicas_lag_refuses_writes() -> Scenario {
             ..FaultsSpec::default()
         },
         oracles: vec![OracleSpec::NoGiveUp],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "no-give-up".into(),
         },
         ..base()
@@ -67,7 +67,7 @@ pub fn min_replicas_default_lag() -> Scenario {
     s.name = "min-replicas-default-lag".into();
     s.description = "the same with the default 10 s max lag: the cut-off replica still counts 4 s later, the lock is granted".into();
     s.nodes[0].min_replicas_max_lag_ms = 10_000;
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 

@@ -52,7 +52,7 @@ pub fn single_node_attempts_run_out() -> Scenario {
         3,
     );
     s.oracles.retain(|o| *o != OracleSpec::EveryClientDone);
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "no-give-up".into(),
     };
     s
@@ -66,6 +66,6 @@ pub fn single_node_retries_outlast_the_job() -> Scenario {
         "the same contention with 12 attempts: eleven retries of 100 or 200 ms outlast the 1 s job whichever delays are drawn, and both clients finish",
         12,
     );
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }

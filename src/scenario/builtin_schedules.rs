@@ -59,7 +59,7 @@ pub fn seed_003_dense_gc_spaced() -> Scenario {
     s.faults.pauses[0].durations_ms = vec![2_500, 2_900];
     s.faults.max_pauses = 4;
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -76,7 +76,7 @@ pub fn seed_003_dense_gc_back_to_back() -> Scenario {
         OracleSpec::RenewalFailed,
         OracleSpec::PauseWhileHolding,
     ];
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s

@@ -55,7 +55,7 @@ pub fn trylock_result_ignored() -> Scenario {
     );
     s.description = "tryLock(3 s) whose result is ignored: the wait runs out while the other instance holds the lock, the work runs anyway, the same debit is applied twice".into();
     s.clients[1].workload.on_fail = OnFailSpec::Proceed;
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -67,7 +67,7 @@ pub fn trylock_result_checked() -> Scenario {
     s.name = "seed-003-trylock-result-checked".into();
     s.description = "the same tryLock(3 s) with its result checked: the instance that did not get the lock does not debit".into();
     s.clients[1].workload.on_fail = OnFailSpec::EndRound;
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -104,7 +104,7 @@ pub fn unlock_in_finally_plain_del() -> Scenario {
     s.clients[1].workload.on_fail = OnFailSpec::Unlock;
     s.clients[1].workload.rounds = 2;
     s.oracles = vec![OracleSpec::MeLock, OracleSpec::MeResource];
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-lock".into(),
     };
     s
@@ -138,7 +138,7 @@ pub fn five_minute_job_watchdog_gc() -> Scenario {
         vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding],
     );
     s.description = "a five-minute job with the watchdog and a 35 s GC: the frozen watchdog lets the 30 s lease run out, the same debit is applied twice".into();
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -153,7 +153,7 @@ pub fn five_minute_job_lease_gc() -> Scenario {
         vec![OracleSpec::MeResource, OracleSpec::PauseWhileHolding],
     );
     s.description = "a five-minute job with a ten-minute lease and the same 35 s GC: the lease outlasts the job and the GC, no duplicate debit".into();
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -170,7 +170,7 @@ pub fn five_minute_job_watchdog_crash() -> Scenario {
         ],
     );
     s.description = "a five-minute job with the watchdog, the holder crashes for good: the lease runs out 30 s after the last renewal, the lock is free within a minute".into();
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -187,7 +187,7 @@ pub fn five_minute_job_lease_crash() -> Scenario {
         ],
     );
     s.description = "a five-minute job with a ten-minute lease, the holder crashes for good: the lock stays taken for up to ten minutes".into();
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "liveness".into(),
     };
     s
@@ -199,7 +199,7 @@ pub fn wait_longer_than_lease() -> Scenario {
     let protocol = redisson(Some(3_000), Some(10_000));
     let mut s = two_instances("redisson-wait-longer-than-lease", protocol, 5_000);
     s.description = "tryLock(wait 10 s, lease 3 s) for a 5 s job: the lease runs out mid-job and the waiter, still waiting, takes the lock; the same debit is applied twice".into();
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -210,7 +210,7 @@ pub fn lease_longer_than_job() -> Scenario {
     let protocol = redisson(Some(8_000), Some(10_000));
     let mut s = two_instances("redisson-lease-longer-than-job", protocol, 5_000);
     s.description = "tryLock(wait 10 s, lease 8 s) for a 5 s job: the lease outlasts the job, the waiter gets the lock after the release".into();
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -227,7 +227,7 @@ pub fn seed_003_fenced_by_callee() -> Scenario {
         .for_each(|c| c.token_service_fencing = true);
     s.account = Some(account(true, false, false));
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::RenewalFailed];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -239,7 +239,7 @@ pub fn seed_003_idempotency_key() -> Scenario {
     s.description = "seed 003's incident with an idempotency key (one debit per business operation): the second debit of the same operation is refused".into();
     s.account = Some(account(false, true, false));
     s.oracles = vec![OracleSpec::MeResource, OracleSpec::RenewalFailed];
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 

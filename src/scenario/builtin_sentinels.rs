@@ -52,7 +52,7 @@ fn three_sentinels(name: &str, description: &str, with_master: &[&str]) -> Scena
         ],
         faults,
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -61,7 +61,7 @@ fn three_sentinels(name: &str, description: &str, with_master: &[&str]) -> Scena
 /// one of them, takes the lock there while client-1 still holds it on the old master.
 pub fn sentinel_majority_fails_over() -> Scenario {
     Scenario {
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..three_sentinels(

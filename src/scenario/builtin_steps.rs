@@ -44,7 +44,7 @@ pub fn read_and_debit_under_different_locks() -> Scenario {
         ],
     );
     s.description = "each handler reads under the inventory lock, releases it, then debits under the payment lock: every lock has one holder at a time, yet both read before either debits and the order is debited twice".into();
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s
@@ -66,7 +66,7 @@ pub fn read_and_debit_under_one_lock() -> Scenario {
         ],
     );
     s.description = "the same handlers hold the inventory lock until the debit is written: the second reads after the first debited, sees the order done, and skips it".into();
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }
 
@@ -100,7 +100,7 @@ pub fn reentrant_redisson() -> Scenario {
             OracleSpec::MeResource,
             OracleSpec::NoStarvation { bound_ms: 1_000 },
         ],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -114,7 +114,7 @@ pub fn reentrant_set_nx_waits_on_itself() -> Scenario {
         name: "steps-reentrant-set-nx-waits-on-itself".into(),
         description: "the same nested acquire on a SET NX lock, which is not re-entrant: the handler finds its own key and retries until the TTL ends its outer hold, waiting on itself for more than a second".into(),
         clients: vec![handler("handler-1", 0)],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "no-starvation".into(),
         },
         ..reentrant_redisson()
@@ -158,7 +158,7 @@ pub fn try_acquire_then_wait() -> Scenario {
         clients: vec![holder, reporter],
         account: Some(account(false, false, false)),
         oracles: vec![OracleSpec::MeLock, OracleSpec::MeResource, OracleSpec::NoGiveUp],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "no-give-up".into(),
         },
         ..base()
@@ -195,7 +195,7 @@ pub fn extend_result_checked() -> Scenario {
         account: Some(account(false, false, false)),
         faults: pause("worker-1", &[3_000], 1),
         oracles: vec![OracleSpec::MeResource],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
         ..base()
     }
 }
@@ -210,7 +210,7 @@ pub fn extend_result_ignored() -> Scenario {
     s.clients
         .iter_mut()
         .for_each(|c| c.workload.on_fail = OnFailSpec::Proceed);
-    s.expect = Expected::Violated {
+    s.expect = ExpectedVerdict::Violated {
         oracle: "me-resource".into(),
     };
     s

@@ -24,7 +24,7 @@ pub fn redisson_shared_thread() -> Scenario {
         nodes: vec![node("redis")],
         clients: vec![task("task-a", 0), task("task-b", 100)],
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Violated {
+        expect: ExpectedVerdict::Violated {
             oracle: "me-lock".into(),
         },
         ..base()
@@ -38,6 +38,6 @@ pub fn redisson_own_threads() -> Scenario {
     s.description =
         "the same two tasks with an owner identity each (the default): the second waits for the first, one holder at a time".into();
     s.clients.iter_mut().for_each(|c| c.owner = None);
-    s.expect = Expected::Safe;
+    s.expect = ExpectedVerdict::Safe;
     s
 }

@@ -24,7 +24,9 @@
 //! world and add properties of its own.
 
 use super::build::{error, ScenarioError};
-use super::{Expected, ExploreSpec, FaultsSpec, OracleSpec, PartitionSpec, ProtocolSpec, Scenario};
+use super::{
+    ExpectedVerdict, ExploreSpec, FaultsSpec, OracleSpec, PartitionSpec, ProtocolSpec, Scenario,
+};
 use crate::text::clip;
 use serde_json::Value;
 
@@ -172,7 +174,7 @@ impl Scenario {
                 ));
             }
         }
-        let Expected::Violated { oracle } = &self.expect else {
+        let ExpectedVerdict::Violated { oracle } = &self.expect else {
             return Ok(());
         };
         let names: Vec<&str> = self.oracles.iter().map(OracleSpec::name).collect();

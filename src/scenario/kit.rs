@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use lockcheck::scenario::kit::{base, client, node, pause, single_node};
-//! use lockcheck::scenario::{Expected, OracleSpec, Scenario};
+//! use lockcheck::scenario::{ExpectedVerdict, OracleSpec, Scenario};
 //!
 //! // Two clients of one Redis node with a 10 s lease; the first pauses for 15 s while
 //! // holding, so the second acquires while the first still believes it holds.
@@ -21,7 +21,7 @@
 //!     ],
 //!     faults: pause("a", &[15_000], 1),
 //!     oracles: vec![OracleSpec::MeLock],
-//!     expect: Expected::Violated { oracle: "me-lock".into() },
+//!     expect: ExpectedVerdict::Violated { oracle: "me-lock".into() },
 //!     ..base()
 //! };
 //! lockcheck::testing::check(&world).assert_violated("me-lock");
@@ -31,9 +31,9 @@
 //! examples of each fault and protocol.
 
 use super::{
-    AccountSpec, ClientSpec, ClockSpecDe, CrashSpec, Expected, ExploreSpec, FaultWhen, FaultsSpec,
-    NetworkSpec, NodeSpec, OracleSpec, PartitionSpec, PauseSpec, PersistenceDe, ProtocolSpec,
-    Scenario, WorkloadSpec,
+    AccountSpec, ClientSpec, ClockSpecDe, CrashSpec, ExpectedVerdict, ExploreSpec, FaultWhen,
+    FaultsSpec, NetworkSpec, NodeSpec, OracleSpec, PartitionSpec, PauseSpec, PersistenceDe,
+    ProtocolSpec, Scenario, WorkloadSpec,
 };
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 
@@ -54,7 +54,7 @@ pub fn base() -> Scenario {
         faults: FaultsSpec::default(),
         explore: ExploreSpec::default(),
         oracles: vec![OracleSpec::MeLock],
-        expect: Expected::Safe,
+        expect: ExpectedVerdict::Safe,
     }
 }
 

@@ -81,8 +81,8 @@ pub struct Scenario {
     #[serde(default)]
     pub detection: Option<detection::DetectionSpec>,
     /// The verdict the author expects; `check` compares with it when it is stated.
-    #[serde(default, skip_serializing_if = "Expected::is_unstated")]
-    pub expect: Expected,
+    #[serde(default, skip_serializing_if = "ExpectedVerdict::is_unstated")]
+    pub expect: ExpectedVerdict,
 }
 
 /// A process's clock.
@@ -569,7 +569,7 @@ fn is_default_fingerprint_bits(bits: &u32) -> bool {
 /// The verdict a scenario is expected to get.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Expected {
+pub enum ExpectedVerdict {
     /// A violation of this oracle is found.
     Violated { oracle: String },
     /// No violation up to the exploration bounds.
@@ -580,9 +580,9 @@ pub enum Expected {
     Unstated,
 }
 
-impl Expected {
+impl ExpectedVerdict {
     pub fn is_unstated(&self) -> bool {
-        *self == Expected::Unstated
+        *self == ExpectedVerdict::Unstated
     }
 }
 

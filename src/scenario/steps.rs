@@ -20,7 +20,7 @@ use super::build::{error, ScenarioError};
 use super::duration;
 use super::WorkloadSpec;
 use lockcheck_model::lock::engine::Extension;
-use lockcheck_model::lock::steps::{assign_slots, Step};
+use lockcheck_model::lock::steps::{assign_slots, WorkloadStep};
 use lockcheck_model::lock::{NamedStep, Protocol, Steps};
 
 /// What a workload runs, read from either form.
@@ -97,7 +97,7 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .rounds
         .iter()
         .flatten()
-        .any(|s| matches!(s, Step::Read | Step::Debit));
+        .any(|s| matches!(s, WorkloadStep::Read | WorkloadStep::Debit));
     Ok(Plan {
         first_extend: first_extend(&lists, &named, false),
         first_timed_extend: first_extend(&lists, &named, true),

@@ -1,7 +1,7 @@
 //! Lock clients: business code over a lock protocol, and the protocols themselves.
 //!
-//! The idea: a protocol is an [`Engine`](engine::Engine) that manages one lock for one client
-//! and reports acquired / gave up / released / lost; the [`LockClient`](client::LockClient)
+//! The idea: a protocol is an [`Engine`] that manages one lock for one client
+//! and reports acquired / gave up / released / lost; the [`LockClient`]
 //! actor runs the workload (rounds of steps: acquire, read the resource, work, debit, release;
 //! [`steps`]) over one engine per slot, and records what the client *believes*, which the oracles judge.
 //!
@@ -30,4 +30,4 @@ pub use client_event::ClientEvent;
 pub use engine::{ClockKind, Deadline, Engine, LockEvent, LockIo};
 pub use on_fail::OnFail;
 pub use protocol::{EngineState, Protocol};
-pub use steps::{NamedStep, Step, Steps};
+pub use steps::{NamedStep, Steps, WorkloadStep};

@@ -1,7 +1,7 @@
 //! Redisson's `RLock` (seed 003: Redisson 3.17.7), for one lock of one client thread.
 //!
 //! The idea: the lock is a Redis hash `{ "<uuid>:<threadId>": count }` and every step on it is
-//! one of Redisson's Lua scripts ([`LockScript`]); the client is the Java code around them:
+//! one of Redisson's Lua scripts ([`LockScript`](crate::redis::LockScript)); the client is the Java code around them:
 //! - **acquire** (`lock()` / `tryLock(wait, lease)`): the acquire script; nil means acquired,
 //!   an integer is the lock's PTTL. Then, as `RedissonLock#lock`: `SUBSCRIBE
 //!   redisson_lock__channel:{key}`, try again, and while refused wait on the entry's latch for
@@ -23,7 +23,7 @@
 //!   when the count reaches 0); whatever the answer (nil is Java's
 //!   `IllegalMonitorStateException`), the release is over and the watchdog stops.
 //!
-//! - **servers** ([`servers`]): one server, or a master with replicas where every lock script
+//! - **servers** (`servers.rs`): one server, or a master with replicas where every lock script
 //!   is followed by `WAIT` and "None of slaves were synced" fails the call; under Sentinel the
 //!   master is asked for at the first acquire and every `scanInterval`.
 //!

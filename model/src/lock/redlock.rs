@@ -76,7 +76,7 @@ use drift::SEED_DRIFT_EXTRA_MS;
 pub use extend::ExtendRules;
 use state::Parities;
 pub use state::{Phase, RedlockState};
-pub use sweep::{Kind, Outcome, Slot, Sweep, Tag};
+pub use sweep::{Kind, NodeSweep, Slot, Tag, TryOutcome};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
 use super::engine::{ClockKind, Deadline, Engine, Extension, LockEvent, LockIo};
@@ -216,36 +216,36 @@ impl Redlock {
     }
 
     /// Begins a sweep of `kind` now: T1 is read and the first requests go out.
-    fn begin(&self, parities: &mut Parities, kind: Kind, io: &mut LockIo) -> Sweep {
+    fn begin(&self, parities: &mut Parities, kind: Kind, io: &mut LockIo) -> NodeSweep {
         let started = self.clock.read(io.now());
-        let mut sweep = Sweep::new(kind, parities.take(kind), self.nodes.len(), started);
+        let mut sweep = NodeSweep::new(kind, parities.take(kind), self.nodes.len(), started);
         self.send_due(&mut sweep, io);
         sweep
     }
 
-    fn send_due(&self, sweep: &mut Sweep, io: &mut LockIo) {
+    fn send_due(&self, sweep: &mut NodeSweep, io: &mut LockIo) {
         let deadline = self.deadline(sweep.kind, io);
         for node in sweep.due_requests(self.sequential(), deadline) {
             self.send(sweep, node, 0, io);
         }
     }
 
-    fn send(&self, sweep: &Sweep, node: usize, try_no: u8, io: &mut LockIo) {
+    fn send(&self, sweep: &NodeSweep, node: usize, try_no: u8, io: &mut LockIo) {
         let tag = sweep.tag(try_no).encode();
         io.request(self.nodes[node], tag, self.command(sweep.kind, io));
     }
 
     /// What an answer means for the quorum, and whether it really extended the lock.
-    fn judge(&self, kind: Kind, reply: &Reply) -> (Outcome, bool) {
+    fn judge(&self, kind: Kind, reply: &Reply) -> (TryOutcome, bool) {
         let outcome = match (kind, reply) {
-            (_, Reply::Error(_)) => Outcome::Error,
-            (Kind::Acquire, Reply::Status(ok)) if ok == "OK" => Outcome::Ok,
-            (Kind::Acquire, _) => Outcome::Refused,
-            (Kind::Release, _) => Outcome::Ok,
+            (_, Reply::Error(_)) => TryOutcome::Error,
+            (Kind::Acquire, Reply::Status(ok)) if ok == "OK" => TryOutcome::Ok,
+            (Kind::Acquire, _) => TryOutcome::Refused,
+            (Kind::Release, _) => TryOutcome::Ok,
             (Kind::Renew, reply) => match &self.watchdog {
-                Some(dog) if dog.counts_as_renewed(reply) => Outcome::Ok,
-                None if *reply == Reply::Integer(1) => Outcome::Ok,
-                _ => Outcome::Refused,
+                Some(dog) if dog.counts_as_renewed(reply) => TryOutcome::Ok,
+                None if *reply == Reply::Integer(1) => TryOutcome::Ok,
+                _ => TryOutcome::Refused,
             },
         };
         let extended = kind == Kind::Renew && *reply == Reply::Integer(1);
@@ -264,7 +264,7 @@ impl Redlock {
         state: &mut RedlockState,
         tag: Tag,
         node: usize,
-        judged: (Outcome, bool),
+        judged: (TryOutcome, bool),
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         let sweep = state.phase.sweep_mut().filter(|s| s.expects(tag, node))?;
@@ -276,9 +276,9 @@ impl Redlock {
     /// Records how one node's try ended, and sends its next try if an error leaves one.
     fn settle_one(
         &self,
-        sweep: &mut Sweep,
+        sweep: &mut NodeSweep,
         node: usize,
-        (outcome, extended): (Outcome, bool),
+        (outcome, extended): (TryOutcome, bool),
         io: &mut LockIo,
     ) {
         sweep.extended += u8::from(extended);

@@ -1,6 +1,6 @@
 //! A workload's rounds as steps: what the business code does, one call at a time.
 //!
-//! The idea: a round is a list of [`Step`]s (acquire a lock, extend it, release it, read
+//! The idea: a round is a list of [`WorkloadStep`]s (acquire a lock, extend it, release it, read
 //! the account, work, debit it), and each lock a round takes is a *slot* with an engine of
 //! its own. A slot is a lock at a nesting depth: the first `acquire L` of a round takes slot (L, 0),
 //! an `acquire L` while L is held takes (L, 1), which is what a re-entrant acquire is on the
@@ -17,7 +17,7 @@ use std::fmt;
 
 /// One call the business code makes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
+pub enum WorkloadStep {
     /// Acquire slot `slot`; `within_ms` bounds the wait (`tryLock(T)`, `blocking_timeout`),
     /// overriding the protocol's own acquire timeout.
     Acquire { slot: u8, within_ms: Option<u64> },
@@ -53,18 +53,18 @@ pub enum Steps {
     /// (`work_ms`), debit if there is an account, release in reverse order.
     InOrder,
     /// Round `r` runs list `r mod n`.
-    Listed(Vec<Vec<Step>>),
+    Listed(Vec<Vec<WorkloadStep>>),
 }
 
-impl Step {
+impl WorkloadStep {
     fn at(&self) -> At<'_> {
         match *self {
-            Step::Acquire { slot, within_ms } => At::Acquire { slot, within_ms },
-            Step::Release { slot } => At::Release { slot },
-            Step::Extend { slot, how } => At::Extend { slot, how },
-            Step::Read => At::Read,
-            Step::Work { ref ms } => At::Work { ms },
-            Step::Debit => At::Debit,
+            WorkloadStep::Acquire { slot, within_ms } => At::Acquire { slot, within_ms },
+            WorkloadStep::Release { slot } => At::Release { slot },
+            WorkloadStep::Extend { slot, how } => At::Extend { slot, how },
+            WorkloadStep::Read => At::Read,
+            WorkloadStep::Work { ref ms } => At::Work { ms },
+            WorkloadStep::Debit => At::Debit,
         }
     }
 }
@@ -94,8 +94,8 @@ pub(crate) fn in_order(locks: usize, reads: bool, work_ms: &[u64], k: usize) -> 
 }
 
 /// Step `k` of a listed round.
-pub fn listed(round: &[Step], k: usize) -> At<'_> {
-    round.get(k).map_or(At::End, Step::at)
+pub fn listed(round: &[WorkloadStep], k: usize) -> At<'_> {
+    round.get(k).map_or(At::End, WorkloadStep::at)
 }
 
 /// A step a lock name is written in, before slots are assigned.
@@ -143,7 +143,7 @@ pub(crate) const MAX_SLOTS: usize = 64;
 pub struct Slotted {
     /// The slot table: a lock key per slot.
     pub locks: Vec<Vec<u8>>,
-    pub rounds: Vec<Vec<Step>>,
+    pub rounds: Vec<Vec<WorkloadStep>>,
 }
 
 /// Slots by (lock, depth), numbered by first appearance.
@@ -209,13 +209,13 @@ fn slot_step(
     named: &NamedStep,
     held: &mut Vec<(String, usize)>,
     table: &mut SlotTable,
-) -> Result<Step, String> {
+) -> Result<WorkloadStep, String> {
     Ok(match named {
         NamedStep::Acquire { lock, within_ms } => {
             let depth = held.iter().filter(|(l, _)| l == lock).count();
             let slot = table.slot_of(lock, depth)?;
             held.push((lock.clone(), depth));
-            Step::Acquire {
+            WorkloadStep::Acquire {
                 slot,
                 within_ms: *within_ms,
             }
@@ -227,7 +227,7 @@ fn slot_step(
                 ));
             };
             let (_, depth) = held.remove(at);
-            Step::Release {
+            WorkloadStep::Release {
                 slot: table.slot_of(lock, depth)?,
             }
         }
@@ -237,13 +237,13 @@ fn slot_step(
                     "`extend {lock}`: the round does not hold `{lock}` here"
                 ));
             };
-            Step::Extend {
+            WorkloadStep::Extend {
                 slot: table.slot_of(lock, depth)?,
                 how: *how,
             }
         }
-        NamedStep::Read => Step::Read,
-        NamedStep::Work { ms } => Step::Work { ms: ms.clone() },
-        NamedStep::Debit => Step::Debit,
+        NamedStep::Read => WorkloadStep::Read,
+        NamedStep::Work { ms } => WorkloadStep::Work { ms: ms.clone() },
+        NamedStep::Debit => WorkloadStep::Debit,
     })
 }

@@ -80,8 +80,8 @@ pub enum LockScript {
     },
     /// redis-py's `Lock.extend` (`LUA_EXTEND_SCRIPT`, redis-py 4.3 to 7.x), KEYS `[key]`,
     /// ARGV `[token, ms, replace]`: 0 unless the key holds the token and has a TTL; else
-    /// the TTL becomes `ms` (`replace_ttl=True`, ARGV[3] `"1"`) or `ms` more than what is
-    /// left (ARGV[3] `"0"`), and 1.
+    /// the TTL becomes `ms` (`replace_ttl=True`, `ARGV[3]` `"1"`) or `ms` more than what is
+    /// left (`ARGV[3]` `"0"`), and 1.
     RedisPyExtend {
         key: Vec<u8>,
         token: Vec<u8>,

@@ -8,7 +8,7 @@
 //! once, after the last attempt failed, reads `start = Date.now()` once before the first
 //! attempt, and returns the lock without comparing its expiration with the clock.
 
-use super::sweep::Sweep;
+use super::sweep::NodeSweep;
 use super::{Dispatch, Redlock, RedlockState};
 
 /// The rules of an attempt.
@@ -103,18 +103,18 @@ impl Default for ValidityFrom {
 
 impl Redlock {
     /// Whether a quorum of `sweep`'s nodes failed (refused, an error, no answer in time).
-    fn quorum_failed(&self, sweep: &Sweep) -> bool {
+    fn quorum_failed(&self, sweep: &NodeSweep) -> bool {
         sweep.failed_count() >= self.quorum()
     }
 
     /// Whether an early-quorum sweep is over: a quorum said OK or a quorum failed.
-    pub(super) fn early_decided(&self, sweep: &Sweep) -> bool {
+    pub(super) fn early_decided(&self, sweep: &NodeSweep) -> bool {
         sweep.ok_count() >= self.quorum() || self.quorum_failed(sweep)
     }
 
     /// Whether a sweep other than an attempt (the deletion after a failed one, the
     /// release, a renewal or an extension) is over.
-    pub(super) fn sweep_over(&self, sweep: &Sweep) -> bool {
+    pub(super) fn sweep_over(&self, sweep: &NodeSweep) -> bool {
         match self.rules.decide {
             Decide::AllAnswers => sweep.finished(),
             Decide::EarlyQuorum => self.early_decided(sweep),
@@ -127,7 +127,7 @@ impl Redlock {
     pub(super) fn holds_until(
         &self,
         state: &RedlockState,
-        sweep: &Sweep,
+        sweep: &NodeSweep,
         now_ms: i64,
     ) -> Option<i64> {
         let started_ms = match self.rules.validity_from {
@@ -143,7 +143,7 @@ impl Redlock {
 impl Redlock {
     /// Whether an attempt can be decided: every node is done, or (local first) the local
     /// nodes are done and a quorum is reached; or, deciding early, a quorum either way.
-    pub(super) fn decided(&self, sweep: &Sweep) -> bool {
+    pub(super) fn decided(&self, sweep: &NodeSweep) -> bool {
         match self.rules.decide {
             Decide::AllAnswers => {
                 sweep.finished()

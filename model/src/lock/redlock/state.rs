@@ -1,7 +1,7 @@
 //! Where a Redlock engine is: its phase (an attempt, the deletion after a failed one, the
 //! retry delay, holding with its watch, the release) and what it keeps across phases.
 
-use super::sweep::{Kind, Sweep};
+use super::sweep::{Kind, NodeSweep};
 use super::watchdog::Watch;
 
 /// Where a Redlock engine is.
@@ -10,12 +10,12 @@ pub enum Phase {
     Idle,
     /// An attempt; `expired`: the acquire timeout passed meanwhile.
     Acquiring {
-        sweep: Sweep,
+        sweep: NodeSweep,
         expired: bool,
     },
     /// A failed attempt's keys are being deleted on every node.
     Undoing {
-        sweep: Sweep,
+        sweep: NodeSweep,
         expired: bool,
     },
     /// The retry delay runs.
@@ -28,7 +28,7 @@ pub enum Phase {
         watch: Watch,
     },
     Releasing {
-        sweep: Sweep,
+        sweep: NodeSweep,
     },
 }
 
@@ -66,7 +66,7 @@ impl Parities {
 
 impl Phase {
     /// The sweep under way, if any.
-    pub(super) fn sweep(&self) -> Option<&Sweep> {
+    pub(super) fn sweep(&self) -> Option<&NodeSweep> {
         match self {
             Phase::Acquiring { sweep, .. }
             | Phase::Undoing { sweep, .. }
@@ -80,7 +80,7 @@ impl Phase {
     }
 
     /// The sweep under way, if any.
-    pub(super) fn sweep_mut(&mut self) -> Option<&mut Sweep> {
+    pub(super) fn sweep_mut(&mut self) -> Option<&mut NodeSweep> {
         match self {
             Phase::Acquiring { sweep, .. }
             | Phase::Undoing { sweep, .. }

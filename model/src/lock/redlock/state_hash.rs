@@ -2,7 +2,7 @@
 //! relative to now and clamped where its exact value no longer matters (past the TTL no
 //! validity is left), so that states differing only in when they happen are one.
 
-use super::sweep::{Elapsed, Sweep};
+use super::sweep::{Elapsed, NodeSweep};
 use super::{Phase, Redlock, RedlockState, ValidityFrom, Watch};
 use lockcheck_sim::world::LocalNow;
 use lockcheck_sim::FpHasher;
@@ -13,7 +13,7 @@ impl Redlock {
     pub(super) fn fingerprint(&self, state: &RedlockState, now: LocalNow, h: &mut FpHasher) {
         (state.parities, state.failed_renewals, state.failed_attempts).hash(h);
         self.hash_first_start(state, now, h);
-        let elapsed = |sweep: &Sweep| self.elapsed_for_hash(sweep, now);
+        let elapsed = |sweep: &NodeSweep| self.elapsed_for_hash(sweep, now);
         match &state.phase {
             Phase::Idle => h.write_u8(0),
             Phase::Acquiring { sweep, expired } => {
@@ -43,7 +43,7 @@ impl Redlock {
 
     /// Elapsed time since `sweep` began, hashed up to the TTL (beyond it every outcome is
     /// fixed).
-    fn elapsed_for_hash(&self, sweep: &Sweep, now: LocalNow) -> Elapsed {
+    fn elapsed_for_hash(&self, sweep: &NodeSweep, now: LocalNow) -> Elapsed {
         Elapsed {
             ms: self.clock.read(now) - sweep.started_ms,
             ceiling_ms: self.ttl_ms as i64,

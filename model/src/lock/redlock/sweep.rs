@@ -11,7 +11,7 @@
 //!
 //! Nothing in a sweep names a node by its process id, and nothing in a message or timer
 //! names it by its position: a renaming of interchangeable nodes permutes the slots and
-//! leaves every tag as it is (`Sweep::permute`, for symmetry reduction).
+//! leaves every tag as it is (`NodeSweep::permute`, for symmetry reduction).
 
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
@@ -55,7 +55,7 @@ pub enum Slot {
 
 /// How a node's try ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum TryOutcome {
     /// Counts as done.
     Ok,
     /// A definite "no" (`SET NX` found the key taken): trying again would not help.
@@ -104,7 +104,7 @@ pub struct Elapsed {
 
 /// One round of requests to every node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Sweep {
+pub struct NodeSweep {
     pub kind: Kind,
     /// Alternates between consecutive sweeps of the same kind.
     pub parity: bool,
@@ -115,9 +115,9 @@ pub struct Sweep {
     pub extended: u8,
 }
 
-impl Sweep {
+impl NodeSweep {
     pub fn new(kind: Kind, parity: bool, nodes: usize, started_ms: i64) -> Self {
-        Sweep {
+        NodeSweep {
             kind,
             parity,
             slots: vec![Slot::Queued; nodes],
@@ -173,7 +173,7 @@ impl Sweep {
     pub fn settle(
         &mut self,
         node: usize,
-        outcome: Outcome,
+        outcome: TryOutcome,
         tries: u8,
         deadline_ms: i64,
     ) -> Option<u8> {
@@ -181,12 +181,12 @@ impl Sweep {
             return None;
         };
         self.slots[node] = match outcome {
-            Outcome::Ok => Slot::Ok,
-            Outcome::Error if n + 1 < tries => Slot::Sent {
+            TryOutcome::Ok => Slot::Ok,
+            TryOutcome::Error if n + 1 < tries => Slot::Sent {
                 try_no: n + 1,
                 deadline_ms,
             },
-            Outcome::Error | Outcome::Refused => Slot::Failed,
+            TryOutcome::Error | TryOutcome::Refused => Slot::Failed,
         };
         match self.slots[node] {
             Slot::Sent { try_no, .. } => Some(try_no),
@@ -306,13 +306,13 @@ mod tests {
 
     #[test]
     fn a_sequential_prefix_is_asked_one_node_at_a_time_and_the_rest_at_once() {
-        let mut s = Sweep::new(Kind::Acquire, false, 5, 0);
+        let mut s = NodeSweep::new(Kind::Acquire, false, 5, 0);
         assert_eq!(s.due_requests(3, 100), vec![0, 3, 4]);
         assert_eq!(s.due_requests(3, 100), Vec::<usize>::new());
-        s.settle(0, Outcome::Refused, 1, 0);
+        s.settle(0, TryOutcome::Refused, 1, 0);
         assert_eq!(s.due_requests(3, 200), vec![1]);
-        s.settle(1, Outcome::Ok, 1, 0);
-        s.settle(3, Outcome::Ok, 1, 0);
+        s.settle(1, TryOutcome::Ok, 1, 0);
+        s.settle(3, TryOutcome::Ok, 1, 0);
         assert_eq!(s.due_requests(3, 300), vec![2]);
         assert!(s.resolved(2) && !s.resolved(3));
         assert_eq!(s.next_deadline(), Some(100));
@@ -323,12 +323,12 @@ mod tests {
 
     #[test]
     fn an_error_is_tried_again_until_the_tries_are_spent() {
-        let mut s = Sweep::new(Kind::Renew, true, 1, 0);
+        let mut s = NodeSweep::new(Kind::Renew, true, 1, 0);
         s.due_requests(1, 10);
-        assert_eq!(s.settle(0, Outcome::Error, 3, 20), Some(1));
+        assert_eq!(s.settle(0, TryOutcome::Error, 3, 20), Some(1));
         assert_eq!(s.next_deadline(), Some(20));
-        assert_eq!(s.settle(0, Outcome::Error, 3, 30), Some(2));
-        assert_eq!(s.settle(0, Outcome::Error, 3, 40), None);
+        assert_eq!(s.settle(0, TryOutcome::Error, 3, 30), Some(2));
+        assert_eq!(s.settle(0, TryOutcome::Error, 3, 40), None);
         assert_eq!(s.slots[0], Slot::Failed);
         assert_eq!(s.next_deadline(), None);
         assert!(s.finished());
@@ -336,10 +336,10 @@ mod tests {
 
     #[test]
     fn permuting_moves_each_slot_to_its_new_position() {
-        let mut s = Sweep::new(Kind::Acquire, false, 3, 0);
+        let mut s = NodeSweep::new(Kind::Acquire, false, 3, 0);
         s.due_requests(0, 10);
-        s.settle(0, Outcome::Ok, 1, 0);
-        s.settle(1, Outcome::Refused, 1, 0);
+        s.settle(0, TryOutcome::Ok, 1, 0);
+        s.settle(1, TryOutcome::Refused, 1, 0);
         s.permute(&[2, 0, 1]);
         let sent = Slot::Sent {
             try_no: 0,

@@ -2,7 +2,7 @@
 //! and the engine keeps one timer, `SweepTimeout`, at the earliest of them; when it fires,
 //! every try past its deadline fails in that one event.
 
-use super::sweep::{Kind, Outcome, Sweep, NO_DEADLINE};
+use super::sweep::{Kind, NodeSweep, TryOutcome, NO_DEADLINE};
 use super::{Redlock, RedlockState};
 use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
@@ -33,7 +33,7 @@ impl Redlock {
         step: impl FnOnce(&mut RedlockState, &mut LockIo) -> R,
     ) -> R {
         let result = step(state, io);
-        let next = state.phase.sweep().and_then(Sweep::next_deadline);
+        let next = state.phase.sweep().and_then(NodeSweep::next_deadline);
         if next != armed {
             match next {
                 Some(deadline) => {
@@ -48,7 +48,7 @@ impl Redlock {
 
     /// The deadline the `SweepTimeout` timer stands at in `state`.
     pub(super) fn armed(state: &RedlockState) -> Option<i64> {
-        state.phase.sweep().and_then(Sweep::next_deadline)
+        state.phase.sweep().and_then(NodeSweep::next_deadline)
     }
 
     /// The `SweepTimeout` timer fired: every try past its deadline failed.
@@ -56,7 +56,7 @@ impl Redlock {
         let now = io.now().mono_ms;
         let sweep = state.phase.sweep_mut()?;
         for (node, _) in sweep.overdue(now) {
-            self.settle_one(sweep, node, (Outcome::Error, false), io);
+            self.settle_one(sweep, node, (TryOutcome::Error, false), io);
         }
         self.send_due(sweep, io);
         self.progress(state, io)

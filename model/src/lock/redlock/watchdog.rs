@@ -14,7 +14,7 @@
 //! (0 when the key is gone or someone else's), so as written it never notices a lost lock,
 //! only unreachable nodes.
 
-use super::sweep::{Elapsed, Kind, Sweep};
+use super::sweep::{Elapsed, Kind, NodeSweep};
 use super::{Phase, Redlock, RedlockState};
 use crate::lock::engine::{LockEvent, LockIo};
 use crate::msg::LockTimer;
@@ -52,12 +52,12 @@ pub enum Watch {
     /// Waiting for the next round (the `Renew` timer runs).
     Sleeping,
     /// A renewal round (an extension's attempt) is under way.
-    Renewing(Sweep),
+    Renewing(NodeSweep),
     /// Between two attempts of an extension (the `Retry` timer runs).
     Retrying,
     /// A failed attempt of the caller's extension is being undone: the key is deleted on
     /// every node (node-redlock 4).
-    Undoing(Sweep),
+    Undoing(NodeSweep),
     /// The stop event was set: no more renewals.
     Stopped,
 }
@@ -88,7 +88,7 @@ impl Watchdog {
 impl Watch {
     pub(super) fn hash_relative(
         &self,
-        elapsed_ms: impl Fn(&Sweep) -> Elapsed,
+        elapsed_ms: impl Fn(&NodeSweep) -> Elapsed,
         mono_now_ms: i64,
         h: &mut FpHasher,
     ) {
