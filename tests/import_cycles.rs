@@ -17,13 +17,16 @@ use std::path::{Path, PathBuf};
 
 /// The trees, a part of each (files whose name starts so; "" is the whole tree) and the
 /// largest circle there may be (files in one strongly connected component that has a file
-/// in that part), as measured when the limit came; a limit may go down, never up.
-const LIMITS: &[(&str, &str, usize)] = &[
-    ("src", "", 15),
-    ("src", "scenario", 15),
-    ("src (binary)", "", 19),
-    ("model/src", "", 7),
-    ("sim/src", "", 13),
+/// in that part): with every import, and without the imports of a module from the modules
+/// under it (a parent re-exporting or calling its children's items, the rest of a circle
+/// then being children importing the parent's), which leaves the circles among siblings and
+/// cousins. As measured when the limit came; a limit may go down, never up.
+const LIMITS: &[(&str, &str, usize, usize)] = &[
+    ("src", "", 15, 4),
+    ("src", "scenario", 15, 4),
+    ("src (binary)", "", 19, 1),
+    ("model/src", "", 7, 6),
+    ("sim/src", "", 13, 9),
 ];
 
 /// A tree's files, each with its module path (`src/scenario/mod.rs` is `scenario`,
@@ -108,9 +111,9 @@ impl Tree {
             .collect()
     }
 
-    /// The import graph: an edge from each file to each file it imports from.
-    /// Node `i` is file `i`.
-    fn graph(&self) -> DiGraph<usize, ()> {
+    /// The import graph: an edge from each file to each file it imports from, or only to
+    /// those not under its own module unless `downward`. Node `i` is file `i`.
+    fn graph(&self, downward: bool) -> DiGraph<usize, ()> {
         let mut g = DiGraph::new();
         for i in 0..self.files.len() {
             g.add_node(i);
@@ -120,7 +123,8 @@ impl Tree {
             for path in paths(&code_only(text), &children) {
                 if let Some(to) = self.resolve(module, &path) {
                     let (a, b) = (NodeIndex::new(from), NodeIndex::new(to));
-                    if to != from && g.find_edge(a, b).is_none() {
+                    let under = self.files[to].0.starts_with(module);
+                    if to != from && (downward || !under) && g.find_edge(a, b).is_none() {
                         g.add_edge(a, b, ());
                     }
                 }
@@ -164,9 +168,9 @@ impl Tree {
     }
 
     /// The largest strongly connected component with a file whose name starts with `part`,
-    /// as file names.
-    fn largest_circle(&self, part: &str) -> Vec<String> {
-        let g = self.graph();
+    /// as file names, in the graph with or without the `downward` imports.
+    fn largest_circle(&self, part: &str, downward: bool) -> Vec<String> {
+        let g = self.graph(downward);
         let mut largest: Vec<String> = tarjan_scc(&g)
             .into_iter()
             .filter(|c| c.iter().any(|i| self.files[i.index()].1.starts_with(part)))
@@ -365,17 +369,21 @@ fn repo(path: &str) -> PathBuf {
 #[test]
 fn no_tree_has_a_circle_over_its_limit() {
     let mut over = Vec::new();
-    for (tree, part, limit) in LIMITS {
-        let circle = Tree::named(tree).largest_circle(part);
-        println!(
-            "{tree} {part}: largest circle {} files {circle:?}",
-            circle.len()
-        );
-        if circle.len() > *limit {
-            over.push(format!(
-                "{tree} {part}: {} files > {limit}: {circle:?}",
-                circle.len()
-            ));
+    for (tree, part, all, sideways) in LIMITS {
+        for (downward, limit) in [(true, all), (false, sideways)] {
+            let circle = Tree::named(tree).largest_circle(part, downward);
+            let what = if downward {
+                "every import"
+            } else {
+                "no downward import"
+            };
+            println!("{tree} {part} ({what}): {} files {circle:?}", circle.len());
+            if circle.len() > *limit {
+                over.push(format!(
+                    "{tree} {part} ({what}): {} files > {limit}: {circle:?}",
+                    circle.len()
+                ));
+            }
         }
     }
     assert!(
@@ -392,7 +400,7 @@ fn no_tree_has_a_circle_over_its_limit() {
 fn circles_stay_inside_one_module() {
     for (root, part) in [("sim/src", ""), ("src", "scenario")] {
         let tree = Tree::named(root);
-        let g = tree.graph();
+        let g = tree.graph(true);
         for component in tarjan_scc(&g).into_iter().filter(|c| c.len() > 1) {
             let files: Vec<usize> = component.iter().map(|i| i.index()).collect();
             if !files.iter().any(|&i| tree.files[i].1.starts_with(part)) {
@@ -440,7 +448,7 @@ fn fixture_with_a_circle_is_found() {
         std::fs::write(path, text).unwrap();
     }
     let tree = Tree::read(&dir, &|_| true);
-    let g = tree.graph();
+    let g = tree.graph(true);
     let name = |i: usize| tree.files[i].1.clone();
     let mut edges: Vec<(String, String)> = g
         .raw_edges()
@@ -463,9 +471,14 @@ fn fixture_with_a_circle_is_found() {
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
     assert_eq!(edges, expected);
-    assert_eq!(tree.largest_circle(""), ["a/inner", "a/mod", "b"]);
+    assert_eq!(tree.largest_circle("", true), ["a/inner", "a/mod", "b"]);
     assert_eq!(
-        tree.largest_circle("d").len(),
+        tree.largest_circle("", false).len(),
+        1,
+        "without a/mod -> a/inner the circle is gone"
+    );
+    assert_eq!(
+        tree.largest_circle("d", true).len(),
         1,
         "d re-exports e, e imports nothing"
     );
