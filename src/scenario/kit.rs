@@ -27,7 +27,7 @@
 //! lockcheck::testing::check(&world).assert_violated("me-lock");
 //! ```
 //!
-//! The built-in scenarios (`super::builtin`) are written with these helpers and are worked
+//! The built-in scenarios ([`builtin`](super::builtin)) are written with these helpers and are worked
 //! examples of each fault and protocol.
 
 use super::{
