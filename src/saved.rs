@@ -91,7 +91,7 @@ pub fn save_violation(
 }
 
 /// [`save_violation`] into [`trace_dir`] (created if missing), as `file_name`.
-pub(crate) fn save_violation_in_trace_dir(
+pub fn save_violation_in_trace_dir(
     scenario: &Scenario,
     trace: Trace,
     file_name: &str,
