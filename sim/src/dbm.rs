@@ -7,7 +7,7 @@
 //! every bound the tightest its constraints imply, after which emptiness, inclusion and
 //! equality are read off the entries. Times are integers (milliseconds), so a strict bound
 //! `< c` is the bound `<= c - 1` and no strictness flag is kept. A union of DBMs is a
-//! [`Federation`](crate::dbm::Federation); subtraction, which convex sets are not closed
+//! [`Federation`]; subtraction, which convex sets are not closed
 //! under, gives one.
 //!
 //! Every operation keeps the matrix closed, so a `Dbm` is always canonical: two DBMs are the
