@@ -106,3 +106,59 @@ fn a_pause_inside_extend_breaks_node_redlock_5_and_not_4() {
     assert_eq!(safe.violated(), None);
     assert_eq!(safe.report.outcome, Outcome::Complete);
 }
+
+/// node-redlock 4 on three nodes, cut from `cut` (for good, at 500 ms, after the acquire)
+/// before its `extend` at 1 s.
+fn extend_cut_from(cut: &[&str]) -> lockcheck::scenario::Scenario {
+    let nodes: Vec<String> = cut.iter().map(|n| format!("\"{n}\"")).collect();
+    let text = file_with("library = \"node-redlock\"\nversion = \"4.2\"\nttl_ms = 10000\nnode_timeout_ms = 2000\n")
+        .replace(
+            "[[oracles]]\nkind = \"me-lock\"",
+            &format!(
+                "[faults]\nmax_partitions = 1\n[[faults.partitions]]\nname = \"cut\"\nside_a = [\"p1\"]\nside_b = [{}]\ndurations_ms = [\"never\"]\nwhen = {{ at_ms = \"500ms\" }}\n\n[[oracles]]\nkind = \"me-lock\"\n[[oracles]]\nkind = \"every-client-done\"",
+                nodes.join(", ")
+            ),
+        );
+    scenario_from_toml(&text).unwrap()
+}
+
+/// The labels of the run of `scenario` in which the cut comes at 500 ms, until 60 s.
+fn run_with_the_cut(scenario: &lockcheck::scenario::Scenario) -> Vec<String> {
+    let world = scenario.build().unwrap();
+    let cut = lockcheck_sim::ScriptedFault::new(500, "partition cut for good");
+    let path = lockcheck_sim::run_script(&world, &[cut], 60_000, 10_000).unwrap();
+    (path.steps.iter().zip(&path.states))
+        .map(|(step, state)| lockcheck_sim::Model::label(&world, state, &step.action))
+        .collect()
+}
+
+/// The index of the first label at or after `from` that contains `text`.
+fn first(labels: &[String], from: usize, text: &str) -> Option<usize> {
+    (labels.iter().enumerate().skip(from)).find_map(|(i, l)| l.contains(text).then_some(i))
+}
+
+#[test]
+fn an_extend_whose_nodes_never_answer_times_out_and_node_redlock_4_then_unlocks() {
+    // One node silent: the extension's requests time out after node_timeout_ms, two of
+    // three extended (a quorum), and the job releases and ends, long before the run's 60 s.
+    let labels = run_with_the_cut(&extend_cut_from(&["redis-3"]));
+    let extend = first(&labels, 0, "compare-and-pexpire").expect("the extend is sent");
+    let timed_out = first(&labels, extend, "requests timed out").expect(&format!(
+        "the extension waits for the silent node for good: {labels:#?}"
+    ));
+    let release = first(&labels, timed_out, "compare-and-delete").expect("then the release");
+    assert_eq!(first(&labels, 0, "retry"), None, "{labels:#?}");
+    assert!(labels[release..]
+        .iter()
+        .any(|l| l.contains("-> p1: (integer) 1")));
+    // Two nodes silent: the extension fails when they time out, and node-redlock 4 unlocks
+    // (compare-and-delete) before it tries to extend again.
+    let labels = run_with_the_cut(&extend_cut_from(&["redis-2", "redis-3"]));
+    let extend = first(&labels, 0, "compare-and-pexpire").expect("the extend is sent");
+    let timed_out = first(&labels, extend, "requests timed out").expect(&format!(
+        "the extension waits for the silent nodes for good: {labels:#?}"
+    ));
+    let unlock = first(&labels, timed_out, "compare-and-delete").expect("an unlock");
+    let again = first(&labels, timed_out, "retry").expect("a second extend");
+    assert!(unlock < again, "{labels:#?}");
+}

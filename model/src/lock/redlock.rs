@@ -462,7 +462,10 @@ impl Engine for Redlock {
         how: Extension,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        self.begin_caller_extension(state, how, io)
+        let armed = Self::armed(state);
+        self.keeping_timer(state, armed, io, |state, io| {
+            self.begin_caller_extension(state, how, io)
+        })
     }
 
     fn on_reply(
