@@ -29,6 +29,7 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("min-replicas-lag-refuses-writes", Some("no-give-up")),
     ("node-redlock-4-pause-during-acquire", None),
     ("node-redlock-4-pause-during-extend", None),
+    ("node-redlock-4-extend-silent-node", None),
     ("node-redlock-5-pause-during-acquire", Some("me-resource")),
     ("node-redlock-5-pause-during-extend", Some("me-resource")),
     ("node-redlock-5-tie-never-decided", Some("progress")),

@@ -69,6 +69,7 @@ safe! {
     redsync_wall_clock_step => "redsync-wall-clock-step",
     node_redlock_4_pause_during_acquire => "node-redlock-4-pause-during-acquire",
     node_redlock_4_pause_during_extend => "node-redlock-4-pause-during-extend",
+    node_redlock_4_extend_silent_node => "node-redlock-4-extend-silent-node",
     node_redlock_5_using_pause_checked => "node-redlock-5-using-pause-checked",
     seed_003_trylock_result_checked => "seed-003-trylock-result-checked",
     seed_003_unlock_in_finally => "seed-003-unlock-in-finally",

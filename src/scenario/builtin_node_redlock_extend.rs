@@ -8,6 +8,8 @@
 //! the keys expire at about 11 s, and a second client takes the lock at 11.5 s and works
 //! 5 s. The extension's answers, a quorum of 1s, are read at about 13 s, when the
 //! validity it counts (`start + ttl - drift`, about 10.9 s) is over.
+//!
+//! A third: an extension whose server never answers times out like any other request.
 
 use super::kit::{account, base, client, node, pause_at, stepper};
 use super::*;
@@ -76,10 +78,58 @@ pub fn node_redlock_4_pause_during_extend() -> Scenario {
     }
 }
 
+/// node-redlock 4 with a 2 s request timeout (what ioredis's `commandTimeout` gives) on
+/// three servers, one of which answers `p1` only after an hour: the acquire and the
+/// extension count the two that answer once the third times out, and the job releases and
+/// ends at about 7 s. An extension that waited for every answer without its timeout would
+/// hold the job in `extend()` for the hour, past the 60 s bound: a hollow safe.
+pub fn node_redlock_4_extend_silent_node() -> Scenario {
+    let nodes = ["redis-1", "redis-2", "redis-3"];
+    let protocol = ProtocolSpec::library(
+        "node-redlock",
+        "4.2",
+        json!({ "nodes": nodes, "ttl_ms": 10_000, "node_timeout_ms": 2_000 }),
+    );
+    let p1 = stepper(
+        "p1",
+        protocol,
+        0,
+        &[
+            "acquire order_lock",
+            "work 1s",
+            "extend order_lock",
+            "release order_lock",
+        ],
+    );
+    Scenario {
+        name: "node-redlock-4-extend-silent-node".into(),
+        description: "node-redlock 4's extend() with a 2 s request timeout, one of three servers answering only after an hour: the extension times out on it, counts the two others and the job ends".into(),
+        nodes: nodes.iter().map(|n| node(n)).collect(),
+        clients: vec![p1],
+        network: NetworkSpec {
+            delays_ms: vec![1],
+            links: vec![LinkOverride {
+                between: ["redis-3".into(), "p1".into()],
+                delays_ms: vec![3_600_000],
+                one_way: true,
+            }],
+            ..NetworkSpec::default()
+        },
+        oracles: vec![OracleSpec::MeLock, OracleSpec::EveryClientDone],
+        explore: ExploreSpec {
+            max_virtual_time_ms: Some(60_000),
+            ..ExploreSpec::default()
+        },
+        expect: ExpectedVerdict::Safe,
+        ..base()
+    }
+}
+
 /// Every built-in of this file.
 pub fn all() -> Vec<Scenario> {
     vec![
         node_redlock_5_pause_during_extend(),
         node_redlock_4_pause_during_extend(),
+        node_redlock_4_extend_silent_node(),
     ]
 }
