@@ -6,6 +6,7 @@
 //! verdict is the first violated oracle, if any; `sometimes` witnesses that never happened
 //! make a safe verdict *hollow*, which callers must treat as a failure of the scenario.
 
+use crate::expectation::VerdictComparison;
 use crate::oracles::RedisWorld;
 use crate::scenario::{build::ScenarioError, ExpectedVerdict, Scenario};
 use lockcheck_sim::{explore_parallel, explore_walks, Options, Path, Report};
@@ -49,15 +50,13 @@ impl Checked {
             .collect()
     }
 
-    /// Whether the outcome is the one the scenario expects (a safe verdict must not be
-    /// hollow: every witness must have happened). A scenario that states no expectation is
-    /// never as expected.
+    /// Whether the outcome is the one the scenario expects, as `check` decides it
+    /// ([`VerdictComparison`]): a safe verdict must come from a search not cut short by a
+    /// limit or a signal and must not be hollow (every witness happened); an expected
+    /// violation is met when that oracle is violated. A scenario that states no
+    /// expectation is never as expected.
     pub fn as_expected(&self, expected: &ExpectedVerdict) -> bool {
-        match expected {
-            ExpectedVerdict::Violated { oracle } => self.violated() == Some(oracle.as_str()),
-            ExpectedVerdict::Safe => self.violated().is_none() && self.report.hollow().is_empty(),
-            ExpectedVerdict::Unstated => false,
-        }
+        VerdictComparison::of(self, expected).matches()
     }
 }
 

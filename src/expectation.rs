@@ -4,12 +4,15 @@
 //! A stated `safe` is met only by a search that found no violation, ended with a verdict
 //! (not cut by a limit or a signal) and witnessed every `sometimes` oracle (a hollow green
 //! run does not count). A stated violation is met when that oracle is violated (with
-//! `--all-oracles` others may be too).
+//! `--all-oracles` others may be too). `check` and the testing API both decide with
+//! [`VerdictComparison::of`], so a test never passes what the command line would not.
 //! Without `[expect]` there is nothing to compare.
 
 use crate::check::Checked;
+use crate::oracles::RedisWorld;
+use crate::report::seconds;
 use crate::scenario::ExpectedVerdict;
-use lockcheck_sim::Outcome;
+use lockcheck_sim::{Outcome, Report};
 use serde_json::{json, Value};
 
 /// How a check's verdict compares with what the scenario expects.
@@ -38,7 +41,11 @@ impl VerdictComparison {
             ExpectedVerdict::Violated { oracle } => {
                 checked.violations().iter().any(|(n, _)| n == oracle)
             }
-            _ => has_verdict(checked) && checked.as_expected(expected),
+            _ => {
+                has_verdict(checked)
+                    && checked.violated().is_none()
+                    && checked.report.hollow().is_empty()
+            }
         };
         if matches {
             VerdictComparison::Matches {
@@ -50,6 +57,11 @@ impl VerdictComparison {
                 got: got(checked),
             }
         }
+    }
+
+    /// Whether the verdict is the one expected (never when none is stated).
+    pub fn matches(&self) -> bool {
+        matches!(self, VerdictComparison::Matches { .. })
     }
 
     /// The line `check` prints (none when no expectation is stated).
@@ -80,7 +92,7 @@ impl VerdictComparison {
 }
 
 /// Whether the search ended with a verdict: a violation, or a search not cut short.
-fn has_verdict(checked: &Checked) -> bool {
+pub fn has_verdict(checked: &Checked) -> bool {
     checked.violated().is_some()
         || !matches!(
             checked.report.outcome,
@@ -103,4 +115,21 @@ fn got(checked: &Checked) -> String {
     } else {
         format!("a hollow safe (never witnessed: {})", hollow.join(", "))
     }
+}
+
+/// For an exhaustive search that ran into a limit: how far it got, and the bounds under
+/// which a search completes on less of the space (the line `check` prints, and the testing
+/// API's failures carry).
+pub fn limit_hint(report: &Report<RedisWorld>) -> Option<String> {
+    let Outcome::LimitReached(_) = report.outcome else {
+        return None;
+    };
+    let s = &report.stats;
+    Some(format!(
+        "hint: the search got {} into virtual time (depth {}); a bound \
+         (`--max-virtual-time`, `--max-depth`) gives a complete verdict on less of the space, \
+         and `--stats` shows which choices multiply the states\n",
+        seconds(s.max_virtual_time_ms),
+        s.max_depth,
+    ))
 }

@@ -37,6 +37,7 @@
 //! to drop the dependency.
 
 use crate::check::{check_with, Checked, Mode};
+use crate::expectation::{has_verdict, limit_hint, VerdictComparison};
 use crate::report::timeline;
 use crate::saved::{save_violation_in_trace_dir, SavedViolation};
 pub use crate::scenario::file::{load_scenario, scenario_from_toml};
@@ -44,7 +45,7 @@ use crate::scenario::kit;
 use crate::scenario::*;
 pub use crate::InputError;
 use crate::SystemWallClock;
-use lockcheck_sim::{Outcome, Trace};
+use lockcheck_sim::{Outcome, Stop, Trace};
 use proptest::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,6 +57,8 @@ pub use property::{for_all, parameters, Failure, DEFAULT_CASES};
 pub struct CheckedScenario {
     pub scenario: Scenario,
     pub checked: Checked,
+    /// How it was searched (to search again with every oracle).
+    mode: Mode,
 }
 
 /// Checks `scenario` exhaustively (breadth-first, within its `explore` bounds).
@@ -77,12 +80,18 @@ pub fn check_random(scenario: &Scenario, seeds: u64) -> CheckedScenario {
 }
 
 fn run(scenario: &Scenario, mode: Mode) -> CheckedScenario {
+    run_until(scenario, mode, Stop::AtFirstViolation)
+}
+
+fn run_until(scenario: &Scenario, mode: Mode, stop: Stop) -> CheckedScenario {
     let mut options = scenario.explore.options();
+    options.stop = stop;
     options.hooks.wall_clock = Some(Arc::new(SystemWallClock::start()));
     match check_with(scenario, mode, options) {
         Ok(checked) => CheckedScenario {
             scenario: scenario.clone(),
             checked,
+            mode,
         },
         Err(e) => panic!("scenario `{}` does not build: {e}", scenario.name),
     }
@@ -99,6 +108,37 @@ impl CheckedScenario {
     /// Whether a resource limit ended the search before a verdict.
     pub fn limit_reached(&self) -> bool {
         matches!(self.checked.report.outcome, Outcome::LimitReached(_))
+    }
+
+    /// Why the search has no verdict, if it was cut short (a limit or an interrupt) without
+    /// a violation: the outcome, the figures so far and the hint `check` prints.
+    fn cut_short(&self) -> Option<String> {
+        if has_verdict(&self.checked) {
+            return None;
+        }
+        let report = &self.checked.report;
+        let s = &report.stats;
+        let mut why = format!(
+            "no verdict: {} ({} unique states, depth {}, {} into virtual time)",
+            report.outcome,
+            s.unique_states,
+            s.max_depth,
+            crate::report::seconds(s.max_virtual_time_ms)
+        );
+        if let Some(hint) = limit_hint(report) {
+            why.push('\n');
+            why.push_str(hint.trim_end());
+        }
+        Some(why)
+    }
+
+    /// This run, or, when it stopped at a violation of another oracle than `oracle`, the
+    /// same search gone on until every oracle is settled (so that `oracle` is violated
+    /// there if it can be).
+    fn settling(&self, oracle: &str) -> Option<CheckedScenario> {
+        let stopped = self.checked.report.outcome == Outcome::StoppedAtViolation;
+        let found = (self.checked.violations().iter()).any(|(n, _)| *n == oracle);
+        (stopped && !found).then(|| run_until(&self.scenario, self.mode, Stop::WhenAllSettled))
     }
 
     /// The counterexample's timeline, if there is a violation.
@@ -142,34 +182,53 @@ impl CheckedScenario {
         if let Some(o) = self.violated() {
             return Some(format!("{o} VIOLATED"));
         }
-        self.limit_reached().then(|| {
-            format!(
-                "no verdict: {} ({} unique states)",
-                self.checked.report.outcome, self.checked.report.stats.unique_states
-            )
-        })
+        self.cut_short()
     }
 
-    /// What is wrong if the run must violate `oracle`.
+    /// What is wrong if the run must violate `oracle` (first or not).
     fn violation_problem(&self, oracle: &str) -> Option<String> {
-        let found = self.violated().unwrap_or("no violation");
-        (self.violated() != Some(oracle))
-            .then(|| format!("expected {oracle} to be violated, found {found}"))
+        if let Some(settled) = self.settling(oracle) {
+            return settled.violation_problem(oracle);
+        }
+        let violated: Vec<&str> = self.checked.violations().iter().map(|(n, _)| *n).collect();
+        if violated.contains(&oracle) {
+            return None;
+        }
+        let found = match self.cut_short() {
+            Some(why) => why,
+            None if violated.is_empty() => "no violation".to_string(),
+            None => format!("a violation of {}", violated.join(", ")),
+        };
+        Some(format!("expected {oracle} to be violated, found {found}"))
     }
 
-    /// What is wrong if the run must give the scenario's own `expect` verdict.
+    /// What is wrong if the run must give the scenario's own `expect` verdict, as `check`
+    /// decides it ([`VerdictComparison`]).
     fn expected_problem(&self) -> Option<String> {
-        (!self.checked.as_expected(&self.scenario.expect)).then(|| {
-            format!(
-                "expected {:?}, found {}",
-                self.scenario.expect,
-                self.violated().unwrap_or("no violation")
-            )
-        })
+        if let ExpectedVerdict::Violated { oracle } = &self.scenario.expect {
+            if let Some(settled) = self.settling(oracle) {
+                return settled.expected_problem();
+            }
+        }
+        match VerdictComparison::of(&self.checked, &self.scenario.expect) {
+            VerdictComparison::Matches { .. } => None,
+            VerdictComparison::Unstated => {
+                Some("the scenario states no expected verdict (`[expect]`)".into())
+            }
+            VerdictComparison::Differs { expected, got } => {
+                let mut why = format!("expected {expected}, got {got}");
+                if let Some(hint) = limit_hint(&self.checked.report) {
+                    why.push('\n');
+                    why.push_str(hint.trim_end());
+                }
+                Some(why)
+            }
+        }
     }
 
     /// Panics, with the timeline and the replay command, unless no oracle was violated
-    /// and no limit cut the search short.
+    /// and neither a limit nor an interrupt cut the search short (then with the figures so
+    /// far and the hint `check` prints).
     #[track_caller]
     pub fn assert_no_violation(&self) -> &Self {
         if let Some(problem) = self.no_violation_problem() {
@@ -178,7 +237,8 @@ impl CheckedScenario {
         self
     }
 
-    /// Panics unless `oracle` was violated.
+    /// Panics unless `oracle` was violated, first or not: a search that stopped at another
+    /// oracle's violation goes on until every oracle is settled.
     #[track_caller]
     pub fn assert_violated(&self, oracle: &str) -> &Self {
         if let Some(problem) = self.violation_problem(oracle) {
@@ -187,7 +247,8 @@ impl CheckedScenario {
         self
     }
 
-    /// Panics unless the scenario's own `expect` verdict was found.
+    /// Panics unless the scenario's own `expect` verdict was found, as `check` decides it
+    /// (a safe verdict needs a search not cut short, with every witness found).
     #[track_caller]
     pub fn assert_expected(&self) -> &Self {
         if let Some(problem) = self.expected_problem() {
@@ -196,13 +257,13 @@ impl CheckedScenario {
         self
     }
 
-    /// For [`for_all`]: a quiet failure unless no oracle was violated and no limit cut
-    /// the search short.
+    /// For [`for_all`]: a quiet failure unless no oracle was violated and neither a limit
+    /// nor an interrupt cut the search short.
     pub fn no_violation(self) -> Result<(), Failure> {
         self.quietly(CheckedScenario::no_violation_problem)
     }
 
-    /// For [`for_all`]: a quiet failure unless `oracle` was violated.
+    /// For [`for_all`]: a quiet failure unless `oracle` was violated (first or not).
     pub fn violation_of(self, oracle: &str) -> Result<(), Failure> {
         self.quietly(|run| run.violation_problem(oracle))
     }

@@ -143,9 +143,8 @@ fn an_extend_whose_nodes_never_answer_times_out_and_node_redlock_4_then_unlocks(
     // three extended (a quorum), and the job releases and ends, long before the run's 60 s.
     let labels = run_with_the_cut(&extend_cut_from(&["redis-3"]));
     let extend = first(&labels, 0, "compare-and-pexpire").expect("the extend is sent");
-    let timed_out = first(&labels, extend, "requests timed out").expect(&format!(
-        "the extension waits for the silent node for good: {labels:#?}"
-    ));
+    let timed_out = first(&labels, extend, "requests timed out")
+        .unwrap_or_else(|| panic!("the extension waits for the silent node for good: {labels:#?}"));
     let release = first(&labels, timed_out, "compare-and-delete").expect("then the release");
     assert_eq!(first(&labels, 0, "retry"), None, "{labels:#?}");
     assert!(labels[release..]
@@ -155,9 +154,9 @@ fn an_extend_whose_nodes_never_answer_times_out_and_node_redlock_4_then_unlocks(
     // (compare-and-delete) before it tries to extend again.
     let labels = run_with_the_cut(&extend_cut_from(&["redis-2", "redis-3"]));
     let extend = first(&labels, 0, "compare-and-pexpire").expect("the extend is sent");
-    let timed_out = first(&labels, extend, "requests timed out").expect(&format!(
-        "the extension waits for the silent nodes for good: {labels:#?}"
-    ));
+    let timed_out = first(&labels, extend, "requests timed out").unwrap_or_else(|| {
+        panic!("the extension waits for the silent nodes for good: {labels:#?}")
+    });
     let unlock = first(&labels, timed_out, "compare-and-delete").expect("an unlock");
     let again = first(&labels, timed_out, "retry").expect("a second extend");
     assert!(unlock < again, "{labels:#?}");

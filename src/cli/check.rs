@@ -17,14 +17,14 @@ use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
 use lockcheck::check::{Checked, Mode};
-use lockcheck::expectation::VerdictComparison;
+use lockcheck::expectation::{limit_hint, VerdictComparison};
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
 use lockcheck::report::{seconds, timeline};
 use lockcheck::saved::save_violation;
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
-use lockcheck_sim::{Limit, Outcome, Report, Trace};
+use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -245,20 +245,4 @@ fn no_violation_verdict(checked: &Checked, limits: &Limits) -> (String, &'static
         "verdict: NO VERDICT: the {why} was reached before the search was done (no violation among the states explored)\n"
     );
     (line, "limit_reached", EXIT_LIMIT)
-}
-
-/// For an exhaustive search that ran into a limit: how far it got, and the bounds under
-/// which a search completes on less of the space.
-fn limit_hint(report: &Report<RedisWorld>) -> Option<String> {
-    let Outcome::LimitReached(_) = report.outcome else {
-        return None;
-    };
-    let s = &report.stats;
-    Some(format!(
-        "hint: the search got {} into virtual time (depth {}); a bound \
-         (`--max-virtual-time`, `--max-depth`) gives a complete verdict on less of the space, \
-         and `--stats` shows which choices multiply the states\n",
-        seconds(s.max_virtual_time_ms),
-        s.max_depth,
-    ))
 }
