@@ -361,3 +361,27 @@ fn a_redlock_node_listed_twice_is_refused() {
     );
     assert!(e.line.is_some(), "{e}");
 }
+
+#[test]
+fn fencing_without_any_client_that_gets_a_token_is_refused() {
+    let unfenced = edited(&[(
+        "initial_balance = 100",
+        "initial_balance = 100\nfencing = true",
+    )]);
+    refused(
+        &unfenced,
+        "account.fencing",
+        &["no client gets a fencing token", "fencing_counter"],
+    );
+    let fenced = edited(&[
+        (
+            "initial_balance = 100",
+            "initial_balance = 100\nfencing = true",
+        ),
+        (
+            "request_timeout_ms = \"2s\"",
+            "request_timeout_ms = \"2s\"\nfencing_counter = \"order_lock:token\"",
+        ),
+    ]);
+    scenario_from_toml(&fenced).expect("one client with a counter is enough");
+}

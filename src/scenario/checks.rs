@@ -15,7 +15,8 @@
 //! zero-length faults (a 0 ms pause or partition, a 0 ms clock step), zero exploration bounds
 //! (`max_depth`, `max_states`, `random_seeds`, `random_max_steps`), an expected oracle the
 //! scenario does not check, empty names (the scenario, processes, partitions, locks, a
-//! fencing counter) and degenerate partitions (an empty side, a process on both sides).
+//! fencing counter), degenerate partitions (an empty side, a process on both sides) and
+//! fencing without any client that gets a token (`inert`).
 //!
 //! [`Scenario::build`] runs every check but two, which run when a scenario is read from a file
 //! or a trace ([`Scenario::check_as_read`]): a fault of zero length, since a sweep may set a
@@ -51,6 +52,7 @@ impl Scenario {
         self.check_numbers()?;
         self.check_names()?;
         self.check_oracles()?;
+        self.check_fencing_has_tokens()?;
         self.faults.check()?;
         self.explore.check()
     }

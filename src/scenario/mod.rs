@@ -32,6 +32,7 @@ pub mod detection;
 pub mod duration;
 pub mod fault_when;
 pub mod file;
+mod inert;
 pub mod kit;
 mod oracle;
 pub mod profiles;
