@@ -63,6 +63,12 @@ pub fn flag() -> Arc<AtomicBool> {
     state().requested.clone()
 }
 
+/// Whether a signal has asked the process to stop (for loops outside a search: building
+/// a sweep's points, waiting for a scenario to load).
+pub fn requested() -> bool {
+    state().requested.load(Ordering::Relaxed)
+}
+
 /// The exit code of a command that a signal stopped.
 pub fn exit_code() -> u8 {
     match state().code.load(Ordering::Relaxed) {
@@ -77,5 +83,30 @@ pub fn signal_name() -> &'static str {
         "SIGTERM"
     } else {
         "SIGINT"
+    }
+}
+
+/// Runs `work` on a thread of its own while this one waits for it or for a signal, looking
+/// at the flag every 10 ms: `None` when a signal came first (the work is left to end with
+/// the process). For work on user-sized input that looks at no flag itself (parsing and
+/// checking a scenario file), so that an interrupt is answered while it runs.
+pub fn unless_interrupted<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(10)) {
+            Ok(done) => return Some(done),
+            Err(RecvTimeoutError::Timeout) if requested() => return None,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => unreachable!("the work ended without sending its result"),
+            },
+        }
     }
 }

@@ -19,6 +19,7 @@
 //! signal handlers that interrupt it. The command line is private to the `lockcheck`
 //! binary; it uses only what this crate makes public.
 
+pub mod atomic_write;
 pub mod check;
 pub mod expectation;
 pub(crate) mod input_error;

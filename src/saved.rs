@@ -36,7 +36,7 @@ impl SavedTrace {
     }
     /// Writes the trace to `path`.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        std::fs::write(path, self.to_json())
+        crate::atomic_write::write_whole(path, self.to_json())
     }
 }
 
@@ -97,7 +97,7 @@ pub fn save_violation_in_trace_dir(
     file_name: &str,
 ) -> std::io::Result<SavedViolation> {
     let dir = trace_dir();
-    std::fs::create_dir_all(&dir)?;
+    crate::atomic_write::create_dirs(&dir)?;
     save_violation(scenario, trace, &dir.join(file_name))
 }
 
@@ -178,6 +178,15 @@ pub(crate) fn parse_trace(text: &str) -> Result<SavedTrace, InputError> {
     }
     let mut de = serde_json::Deserializer::from_str(text);
     let saved: SavedTrace = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    if saved.trace.tool_version != lockcheck_sim::TOOL_VERSION {
+        return Err(InputError {
+            field: Some("trace.tool_version".into()),
+            ..InputError::new(format!(
+                "`{}` differs from the trace's lockcheck_version `{}`: the trace was altered",
+                saved.trace.tool_version, saved.lockcheck_version
+            ))
+        });
+    }
     crate::scenario::file::validate(&saved.scenario, |_| None).map_err(|mut e| {
         e.field = e.field.map(|f| format!("scenario.{f}"));
         e

@@ -426,3 +426,64 @@ fn an_interrupted_boundary_says_where_the_flip_may_still_be() {
         f.stdout
     );
 }
+
+#[test]
+fn an_interrupted_boundary_names_its_signal_in_json_as_check_does() {
+    let dir = workdir("boundary-json");
+    let scenario = write(&dir, "pauses.toml", PAUSES);
+    let args = [
+        "boundary",
+        &scenario,
+        "--vary",
+        "faults.max_pauses=0..3",
+        "--max-states",
+        "1000000000",
+        "--json",
+    ];
+    let f = lockcheck(&dir, &args, Some((AFTER, libc::SIGINT)));
+    assert_eq!(f.code, 130, "{}", f.stdout);
+    let j = json(&f);
+    assert_eq!(j["outcome"], "interrupted");
+    assert_eq!(j["verdict"], "interrupted");
+    assert_eq!(j["signal"], "SIGINT");
+}
+
+/// `--time-limit` bounds each point; `--total-time-limit` the whole sweep: the first point
+/// (three pauses, far too many states) gets what is left of two seconds, the second none.
+#[test]
+fn a_total_time_limit_bounds_the_whole_sweep() {
+    let dir = workdir("sweep-total");
+    let scenario = write(&dir, "pauses.toml", PAUSES);
+    let args = [
+        "sweep",
+        &scenario,
+        "--vary",
+        "faults.max_pauses=3,0",
+        "--max-states",
+        "1000000000",
+        "--time-limit",
+        "1h",
+        "--total-time-limit",
+        "2s",
+        "--json",
+    ];
+    let started = Instant::now();
+    let f = lockcheck(&dir, &args, None);
+    let took = started.elapsed();
+    assert_eq!(f.code, 3, "{}", f.stdout);
+    assert!(took < Duration::from_millis(2_000 + 1_000), "{took:?}");
+    let j = json(&f);
+    assert_eq!(j["outcome"], "complete");
+    assert_eq!(j["limit_reached"], 2, "{j}");
+    let cells = j["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["values_ms"][0], 3, "{j}");
+    assert!(cells[0]["states"].as_u64().unwrap() > 1_000, "{j}");
+    assert_eq!(cells[1]["states"], 0, "{j}");
+    let help = Command::new(env!("CARGO_BIN_EXE_lockcheck"))
+        .args(["sweep", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).replace('\n', " ");
+    assert!(help.contains("apply to each point"), "{help}");
+    assert!(help.contains("--total-time-limit"), "{help}");
+}

@@ -37,7 +37,7 @@ fn refused_everywhere(name: &str, edit: impl Fn(&mut Value), expected: &[&str]) 
         let out = run(&dir, &[cmd, "bad.json"]);
         assert_bad_input(&out, expected);
         assert!(
-            out.stderr.starts_with("error: bad.json: "),
+            out.stderr.starts_with("error: bad.json:"),
             "{cmd}: {}",
             out.stderr
         );
@@ -161,4 +161,27 @@ fn a_file_cut_in_half_is_refused() {
             &["bad.json:", "not a lockcheck trace"],
         );
     }
+}
+
+#[test]
+fn a_field_a_run_does_not_write_is_refused() {
+    refused_everywhere(
+        "trace-unknown-field",
+        |t| t["trace"]["note"] = json!("added"),
+        &["field `trace.note`: unknown field `note`"],
+    );
+    refused_everywhere(
+        "trace-unknown-step-field",
+        |t| steps(t)[0]["note"] = json!("added"),
+        &["field `trace.steps[0].note`: unknown field `note`"],
+    );
+}
+
+#[test]
+fn an_inner_tool_version_other_than_the_wrapper_s_is_refused() {
+    refused_everywhere(
+        "trace-inner-version",
+        |t| t["trace"]["tool_version"] = json!("0.0.1"),
+        &["field `trace.tool_version`: `0.0.1` differs from the trace's lockcheck_version"],
+    );
 }

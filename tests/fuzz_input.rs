@@ -3,9 +3,14 @@
 //! duplicated lines (zero to three mutations a case), then run through the `lockcheck`
 //! binary (`check` with small limits; `replay`, `shrink` and `explain` for traces).
 //!
+//! Half the cases instead get one edit that makes any file nonsense (see [`Nonsense`]): a
+//! non-finite number, an unknown key, a key given twice, data after a JSON file's value, an
+//! inner `tool_version` other than the trace's; those cases must be refused.
+//!
 //! Asserted for every case: no panic; the command ends within a time bound; the exit code is
 //! one of the documented ones (0 to 3); an error is one line naming what is wrong, of
-//! bounded length; `replay`, `shrink` and `explain` accept or refuse a trace together.
+//! bounded length; `replay`, `shrink` and `explain` accept or refuse a trace together; a
+//! nonsense edit is refused.
 //!
 //! `cargo test` runs 300 scenario and 120 trace cases. `LOCKCHECK_FUZZ_CASES=N` runs N of
 //! each, e.g. `LOCKCHECK_FUZZ_CASES=5000 cargo test --test fuzz_input -- --nocapture` (a
@@ -84,6 +89,93 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
             }
         }
     }
+}
+
+/// An edit no reader may accept, wherever it lands.
+#[derive(Clone, Debug)]
+enum Nonsense {
+    /// A TOML `key = value` line's value replaced by `nan`, `inf` or `-inf`.
+    NonFinite { which: u64, value: usize },
+    /// A key no table has, first in a table (after a TOML header or a JSON `{` line).
+    UnknownKey { which: u64 },
+    /// A `key = value` (TOML) or `"key": value` (JSON) line written twice.
+    DuplicateKey { which: u64 },
+    /// Data after a file's value.
+    TrailingData,
+    /// A trace's inner `tool_version` other than its `lockcheck_version`.
+    OtherToolVersion,
+}
+
+fn nonsense() -> impl Strategy<Value = Option<Nonsense>> {
+    let edit = prop_oneof![
+        (any::<u64>(), 0..3usize).prop_map(|(which, value)| Nonsense::NonFinite { which, value }),
+        any::<u64>().prop_map(|which| Nonsense::UnknownKey { which }),
+        any::<u64>().prop_map(|which| Nonsense::DuplicateKey { which }),
+        Just(Nonsense::TrailingData),
+        Just(Nonsense::OtherToolVersion),
+    ];
+    proptest::option::weighted(0.5, edit)
+}
+
+/// Applies `edit` to a file of extension `ext`; whether it found a place to apply.
+fn apply_nonsense(bytes: &mut Vec<u8>, ext: &str, edit: &Nonsense) -> bool {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let json = ext == "json";
+    let pick = |which: &u64, keep: &dyn Fn(&str) -> bool| -> Option<usize> {
+        let found: Vec<usize> = (0..lines.len()).filter(|&i| keep(&lines[i])).collect();
+        (!found.is_empty()).then(|| found[(which % found.len() as u64) as usize])
+    };
+    let toml_key = |l: &str| {
+        let t = l.trim_start();
+        !t.starts_with(['#', '['])
+            && t.split_once('=').is_some_and(|(k, v)| {
+                !k.trim().is_empty() && !k.contains(['"', '{']) && !v.trim().is_empty()
+            })
+    };
+    let json_key = |l: &str| l.trim_start().starts_with('"') && l.contains("\": ");
+    match edit {
+        Nonsense::NonFinite { which, value } if !json => {
+            let Some(i) = pick(which, &toml_key) else {
+                return false;
+            };
+            let key = lines[i].split_once('=').unwrap().0.to_string();
+            lines[i] = format!("{key}= {}", ["nan", "inf", "-inf"][*value]);
+        }
+        Nonsense::UnknownKey { which } => {
+            let opens = |l: &str| match json {
+                true => l.trim_end().ends_with('{'),
+                false => l.trim_start().starts_with('[') && l.trim_end().ends_with(']'),
+            };
+            let Some(i) = pick(which, &opens) else {
+                return false;
+            };
+            let key = if json {
+                "\"fuzz_unknown_key\": 1,"
+            } else {
+                "fuzz_unknown_key = 1"
+            };
+            lines.insert(i + 1, key.to_string());
+        }
+        Nonsense::DuplicateKey { which } => {
+            let Some(i) = pick(which, if json { &json_key } else { &toml_key }) else {
+                return false;
+            };
+            lines.insert(i + 1, lines[i].clone());
+        }
+        Nonsense::TrailingData => lines.push(if json { "{}" } else { "}" }.to_string()),
+        Nonsense::OtherToolVersion => {
+            let Some(i) = pick(&0, &|l: &str| {
+                l.trim_start().starts_with("\"tool_version\": ")
+            }) else {
+                return false;
+            };
+            lines[i] = "\"tool_version\": \"0.0.0-other\",".to_string();
+        }
+        Nonsense::NonFinite { .. } => return false,
+    }
+    *bytes = lines.join("\n").into_bytes();
+    true
 }
 
 fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
@@ -209,12 +301,17 @@ fn run_cases(
     };
     let mut runner = TestRunner::new(config);
     let tally = std::cell::RefCell::new(Tally::default());
-    let strategy = (0..seeds.len(), proptest::collection::vec(mutation(), 0..4));
-    let result = runner.run(&strategy, |(seed, mutations)| {
+    let mutations = proptest::collection::vec(mutation(), 0..4);
+    let strategy = (0..seeds.len(), mutations, nonsense());
+    let result = runner.run(&strategy, |(seed, mutations, edit)| {
         let (ext, text) = &seeds[seed];
         let mut bytes = text.clone();
-        for m in &mutations {
-            apply(&mut bytes, m);
+        // A nonsense edit goes to the file as it was, so that nothing else refuses it.
+        let nonsense = edit.is_some_and(|e| apply_nonsense(&mut bytes, ext, &e));
+        if !nonsense {
+            for m in &mutations {
+                apply(&mut bytes, m);
+            }
         }
         let n = tally.borrow().cases as usize;
         let file = dir().join(format!("{name}-{n}.{ext}"));
@@ -229,6 +326,11 @@ fn run_cases(
         prop_assert!(
             refused.iter().all(|r| *r == refused[0]),
             "{}: accepted by some commands only: {refused:?}",
+            file.display()
+        );
+        prop_assert!(
+            !nonsense || refused[0],
+            "{}: nonsense accepted",
             file.display()
         );
         Ok(())

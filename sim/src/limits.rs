@@ -11,6 +11,13 @@
 //! frontier freed until a wider level needs new pages, several kilobytes an expansion), so a
 //! quiet interval says nothing about the next one.
 //!
+//! Wall time paces the checks too: one expansion may take microseconds or tens of
+//! milliseconds (a state with a hundred thousand locks), so a count of expansions alone
+//! lets a time limit or an interrupt wait for seconds. [`Pacer::next_time_interval`]
+//! measures the expansions per millisecond since the previous check and schedules the next
+//! one about [`CHECK_EVERY_MS`] of wall time later; the search waits for the smaller of the
+//! two intervals.
+//!
 //! The kernel reads nothing of the system: memory comes from a [`MemoryGauge`] the caller
 //! passes, like wall time from a `WallClock`.
 
@@ -37,13 +44,20 @@ pub const MAX_INTERVAL: u64 = 1 << 12;
 /// The fewest expansions between two limit checks (near a memory limit).
 pub const MIN_INTERVAL: u64 = 16;
 
-/// Schedules limit checks from the memory readings so far.
+/// The wall time the pace aims at between two limit checks, in ms.
+pub const CHECK_EVERY_MS: u64 = 25;
+
+/// Schedules limit checks from the memory readings and the wall time so far.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pacer {
     /// The previous reading: expansions then, bytes then.
     last: Option<(u64, u64)>,
     /// Growth per expansion, the highest seen between two readings.
     bytes_per_expansion: u64,
+    /// The previous look at the clock: expansions then, ms then.
+    last_time: Option<(u64, u64)>,
+    /// The interval [`Pacer::next_time_interval`] chose last.
+    time_interval: u64,
 }
 
 impl Pacer {
@@ -75,6 +89,26 @@ impl Pacer {
         }
         let headroom_bytes = limit_bytes.saturating_sub(bytes);
         (headroom_bytes / 2 / self.bytes_per_expansion).clamp(MIN_INTERVAL, MAX_INTERVAL)
+    }
+
+    /// The expansions to wait before the next check for about [`CHECK_EVERY_MS`] of wall
+    /// time to pass, after looking at the clock (`now_ms`) at `expanded` expansions.
+    ///
+    /// From the expansions per ms since the previous look; when no whole ms passed, twice
+    /// the previous interval; 1 at the first look. Between 1 and [`MAX_INTERVAL`].
+    pub fn next_time_interval(&mut self, expanded: u64, now_ms: u64) -> u64 {
+        let interval = match self.last_time.replace((expanded, now_ms)) {
+            None => 1,
+            Some((last_expanded, last_ms)) => match now_ms.saturating_sub(last_ms) {
+                0 => self.time_interval.saturating_mul(2),
+                ms => {
+                    let steps = expanded.saturating_sub(last_expanded);
+                    steps.saturating_mul(CHECK_EVERY_MS) / ms
+                }
+            },
+        };
+        self.time_interval = interval.clamp(1, MAX_INTERVAL);
+        self.time_interval
     }
 }
 
@@ -127,6 +161,27 @@ mod tests {
             p.next_interval(32, 40_000_000, Some(60_000_000)),
             MAX_INTERVAL
         );
+    }
+
+    #[test]
+    fn slow_expansions_are_checked_every_few_ms_of_wall_time() {
+        let mut p = Pacer::default();
+        assert_eq!(p.next_time_interval(0, 0), 1);
+        // One expansion took 40 ms: look again after the next one.
+        assert_eq!(p.next_time_interval(1, 40), 1);
+        // 10 expansions in 5 ms: 50 in 25 ms.
+        assert_eq!(p.next_time_interval(11, 45), 50);
+    }
+
+    #[test]
+    fn fast_expansions_double_the_interval_until_a_ms_passes() {
+        let mut p = Pacer::default();
+        assert_eq!(p.next_time_interval(0, 7), 1);
+        assert_eq!(p.next_time_interval(1, 7), 2);
+        assert_eq!(p.next_time_interval(3, 7), 4);
+        // A million expansions a second: far more than the largest interval in 25 ms.
+        assert_eq!(p.next_time_interval(1_003, 8), MAX_INTERVAL);
+        assert_eq!(p.next_time_interval(5_099, 8), MAX_INTERVAL);
     }
 
     #[test]

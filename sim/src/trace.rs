@@ -24,13 +24,16 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// One labelled choice, with the virtual time after it (for people; replay checks labels).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceStep {
     pub label: String,
     pub at_ms: u64,
 }
 
-/// A replayable record of a run.
+/// A replayable record of a run. A field it does not have is refused: a trace is evidence,
+/// and one with more in it than a run writes was not written by a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Trace {
     pub format_version: u32,
     pub tool_version: String,

@@ -45,7 +45,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Write a smaller trace that still violates the same oracle.
     Shrink(ShrinkArgs),
-    /// Check a scenario over a grid of parameter values: a table and a heat map.
+    /// Check a scenario over a grid of parameter values: a table and a heat map. The search
+    /// limits (`--max-states`, `--time-limit`, `--memory-limit`, ...) apply to each point;
+    /// `--total-time-limit` bounds the whole sweep.
     Sweep(SweepArgs),
     /// Bisect one parameter to the exact value where the verdict flips.
     Boundary(BoundaryArgs),
@@ -223,6 +225,11 @@ pub struct SweepArgs {
     /// `--vary`). Repeatable; applied in order.
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
     pub sets: Vec<set::Set>,
+    /// Stop the whole sweep after this much wall time, e.g. `10m`: each point's time limit
+    /// is at most what is left, and the points left unchecked have no verdict (exit code
+    /// 3). The other limits apply to each point.
+    #[arg(long, value_name = "DURATION", value_parser = super::search::parse_ms)]
+    pub total_time_limit: Option<u64>,
     #[command(flatten)]
     pub limits: Limits,
 }

@@ -112,7 +112,8 @@ impl Bisection<'_> {
                 Output {
                     text: format!("no verdict: {message}\n"),
                     json: json!({"command": "boundary", "verdict": "interrupted", "outcome": "interrupted",
-                        "message": message, "between_ms": [lo, hi], "checks": self.checks}),
+                        "signal": interrupt::signal_name(), "message": message,
+                        "between_ms": [lo, hi], "checks": self.checks}),
                     code: interrupt::exit_code(),
                 }
             }

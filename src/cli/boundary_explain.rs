@@ -41,7 +41,7 @@ pub(super) fn explain_flip(
     let labels: Vec<String> = path.steps.iter().map(|s| s.label.clone()).collect();
     let until_ms = path.last_state().now_ms + FOLLOW_PAST_MS;
     let followed = parting::follow(&safe_world, &labels, until_ms);
-    std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, &e))?;
+    lockcheck::atomic_write::create_dirs(dir).map_err(|e| CliError::write(dir, &e))?;
     let at = |ms: u64| duration::format(ms as i64);
     let file = |ms: u64| {
         let stem = file_safe(&format!("{}-{name}={}", base.name, at(ms)));

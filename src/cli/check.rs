@@ -12,16 +12,16 @@ use super::rerun::rerun_command;
 use super::search::{self, outcome_text, per_second, run_check, stats_json};
 use super::set::apply_sets;
 use super::stats;
-use super::words::{faults_in, meaning_of, plural};
+use super::words::{faults_in, file_safe, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
-use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
 use lockcheck::check::{Checked, Mode};
 use lockcheck::expectation::{limit_hint, VerdictComparison};
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
 use lockcheck::report::{seconds, timeline};
-use lockcheck::saved::save_violation;
+use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
@@ -31,26 +31,20 @@ use std::path::{Path, PathBuf};
 /// Where a violation's trace goes unless `--output` names a file: `<scenario>.trace.json`,
 /// or with `--all-oracles` `<scenario>.<oracle>.trace.json`, in the trace folder.
 pub(super) fn default_trace_path(dir: &Path, scenario: &Scenario, oracle: Option<&str>) -> PathBuf {
-    let safe = |name: &str| -> String {
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
     let name = match oracle {
-        Some(oracle) => format!("{}.{}", safe(&scenario.name), safe(oracle)),
-        None => safe(&scenario.name),
+        Some(oracle) => file_safe(&format!("{}.{oracle}", scenario.name)),
+        None => file_safe(&scenario.name),
     };
     dir.join(format!("{name}.trace.json"))
 }
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
-    let scenario = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
+    let (arg, sets) = (a.scenario.clone(), a.sets.clone());
+    let loaded = interrupt::unless_interrupted(move || apply_sets(load_scenario(&arg)?, &sets));
+    let Some(loaded) = loaded else {
+        return Ok(interrupted_while_loading(&a.scenario));
+    };
+    let scenario = loaded?;
     if let (Some(shards), Some(shard)) = (a.shards, a.shard) {
         return super::shard_check::cmd_check_shard(a, &scenario, shards, shard, json_out);
     }
@@ -91,7 +85,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     }
     let mut each = Vec::new();
     for (i, &violation) in violations.iter().enumerate() {
-        let (more, more_json) = violation_output(a, &scenario, &checked, violation)?;
+        let (more, more_json) = violation_output(a, &scenario, &checked, violation);
         match more.strip_prefix("verdict: ") {
             Some(rest) if i > 0 => text.push_str(&format!("\nand {rest}")),
             _ => text.push_str(&more),
@@ -105,11 +99,26 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         j["violations"] = json!(each);
     }
     text.extend(expectation.line());
+    // The verdict stands; a trace that could not be saved makes it an I/O failure.
+    let unsaved = each.iter().any(|v| v.get("trace_error").is_some());
     Ok(Output {
         text,
         json: j,
-        code: EXIT_VIOLATION,
+        code: if unsaved { EXIT_IO } else { EXIT_VIOLATION },
     })
+}
+
+/// A check interrupted before its scenario was loaded: no search, no statistics.
+fn interrupted_while_loading(scenario: &str) -> Output {
+    let signal = interrupt::signal_name();
+    Output {
+        text: format!(
+            "outcome: interrupted by {signal} while loading {scenario}\nverdict: NO VERDICT: interrupted by {signal} before the search began\n"
+        ),
+        json: json!({"command": "check", "scenario_argument": scenario, "outcome": "interrupted",
+            "verdict": "interrupted", "signal": signal}),
+        code: interrupt::exit_code(),
+    }
 }
 
 /// What every check prints: the scenario, mode, outcome, statistics, oracles and
@@ -179,7 +188,7 @@ fn violation_output(
     scenario: &Scenario,
     checked: &Checked,
     (oracle, path): (&str, &lockcheck_sim::Path<RedisWorld>),
-) -> Result<(String, Value), CliError> {
+) -> (String, Value) {
     let entries = timeline::entries(&checked.world, path);
     let trace = Trace::from_path(&checked.world, path, Some(oracle));
     let own_name = a.all_oracles.then_some(oracle);
@@ -187,10 +196,7 @@ fn violation_output(
         .output
         .clone()
         .unwrap_or_else(|| default_trace_path(&a.trace_dir, scenario, own_name));
-    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
-    }
-    let saved = save_violation(scenario, trace, &file).map_err(|e| CliError::write(&file, &e))?;
+    let saved = save_trace(scenario, trace, &file);
     let seed_line = path.seed.map_or(String::new(), |seed| {
         format!(", random walk of seed {seed}")
     });
@@ -200,23 +206,39 @@ fn violation_output(
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
-        saved.note(),
+        match &saved {
+            Ok(saved) => saved.note(),
+            Err(e) => format!("trace not saved: {e}\n"),
+        },
     );
     let mut j = json!({
         "verdict": "violated",
         "oracle": oracle,
         "steps": path.steps.len(),
         "timeline": entries,
-        "trace_file": file.display().to_string(),
-        "replay_command": saved.replay_command,
     });
+    match saved {
+        Ok(saved) => {
+            j["trace_file"] = json!(file.display().to_string());
+            j["replay_command"] = json!(saved.replay_command);
+        }
+        Err(e) => j["trace_error"] = json!({"file": e.error.file, "message": e.error.message}),
+    }
     if let Some(seed) = path.seed {
         let rerun = rerun_command(&a.scenario, &a.sets, a.all_oracles, seed);
         text.push_str(&format!("rerun exactly this walk: {rerun}\n"));
         j["seed"] = json!(seed);
         j["rerun_command"] = json!(rerun);
     }
-    Ok((text, j))
+    (text, j)
+}
+
+/// Saves a violation's trace at `file`, creating its folder.
+fn save_trace(scenario: &Scenario, trace: Trace, file: &Path) -> Result<SavedViolation, CliError> {
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        lockcheck::atomic_write::create_dirs(parent).map_err(|e| CliError::write(parent, &e))?;
+    }
+    save_violation(scenario, trace, file).map_err(|e| CliError::write(file, &e))
 }
 
 /// The verdict line, verdict word and exit code of a check that found no violation.

@@ -96,7 +96,7 @@ pub(super) fn write_html(file: &FsPath, a: &Side, b: &Side) -> Result<(), CliErr
         page.push_str(&chart.svg());
     }
     page.push_str("</body>\n</html>\n");
-    std::fs::write(file, page).map_err(|e| CliError::write(file, &e))
+    lockcheck::atomic_write::write_whole(file, page).map_err(|e| CliError::write(file, &e))
 }
 
 pub(super) fn cmd_diff(args: &DiffArgs) -> Result<Output, CliError> {

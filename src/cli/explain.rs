@@ -38,7 +38,7 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
         Format::Svg => chart.svg(),
         Format::Html => chart.html(&entries, violated),
     };
-    std::fs::write(&out, doc).map_err(|e| CliError::write(&out, &e))?;
+    lockcheck::atomic_write::write_whole(&out, doc).map_err(|e| CliError::write(&out, &e))?;
     let text = format!(
         "wrote {} ({}, {}, {}, {}, {}, {}, {} of two holders)\n",
         out.display(),

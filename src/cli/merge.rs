@@ -133,7 +133,8 @@ fn verdict(
             .clone()
             .unwrap_or_else(|| default_trace_path(&a.trace_dir, &saved.scenario, None));
         if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| CliError::write(parent, &e))?;
+            lockcheck::atomic_write::create_dirs(parent)
+                .map_err(|e| CliError::write(parent, &e))?;
         }
         let written = save_violation(&saved.scenario, saved.trace.clone(), &file)
             .map_err(|e| CliError::write(&file, &e))?;

@@ -34,7 +34,7 @@ mod sweep_traces;
 mod words;
 
 pub use args::*;
-pub use error::{CliError, EXIT_BAD_INPUT};
+pub use error::{CliError, EXIT_BAD_INPUT, EXIT_IO};
 use lockcheck::scenario::{set, vary};
 pub use search::Limits;
 use serde_json::Value;

@@ -56,7 +56,8 @@ pub(super) fn cmd_check_shard(
         keys_name,
     );
     let text = serde_json::to_string_pretty(&result).expect("a shard result serialises") + "\n";
-    std::fs::write(&json_file, text).map_err(|e| CliError::write(&json_file, &e))?;
+    lockcheck::atomic_write::write_whole(&json_file, text)
+        .map_err(|e| CliError::write(&json_file, &e))?;
     let report = &found.report;
     let text = shard_text(a, scenario, &result, report, &json_file);
     let code = match report.outcome {
@@ -124,7 +125,8 @@ fn result_files(
     scenario: &Scenario,
     plan: ShardPlan,
 ) -> Result<(PathBuf, PathBuf), CliError> {
-    std::fs::create_dir_all(&a.shard_dir).map_err(|e| CliError::write(&a.shard_dir, &e))?;
+    lockcheck::atomic_write::create_dirs(&a.shard_dir)
+        .map_err(|e| CliError::write(&a.shard_dir, &e))?;
     let stem = format!(
         "{}.shard-{}-of-{}",
         file_safe(&scenario.name),

@@ -1,24 +1,33 @@
 //! `sweep`: one scenario checked at every point of a grid of parameter values, as a table
 //! and a heat map (SVG or HTML). An interrupt stops the grid at the point it reaches and the
-//! points done are reported.
+//! points done are reported. The search limits apply to each point; `--total-time-limit`
+//! bounds the whole grid (each point gets at most the time left, and the points after it is
+//! spent have no verdict).
 
 use super::grid::{point_checked, with_values, Found};
+use super::search::Limits;
 use super::set::apply_sets;
 use super::sweep_traces::{link, save_point};
 use super::{vary, CliError, Output, SweepArgs};
-use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use lockcheck::atomic_write::write_whole;
 use lockcheck::check::Mode;
 use lockcheck::interrupt;
 use lockcheck::report::heatmap::{Cell, Sweep, Verdict};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
+use lockcheck::wall_clock::SystemWallClock;
 use lockcheck::InputError;
+use lockcheck_sim::WallClock;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::Path;
 
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError::write(path, &e))
+/// Writes a heat map; a failure is noted in `failed`, and the sweep still reports.
+fn write_file(path: &Path, text: &str, failed: &mut Vec<CliError>) {
+    if let Err(e) = write_whole(path, text) {
+        failed.push(CliError::write(path, &e));
+    }
 }
 
 pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliError> {
@@ -34,13 +43,17 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
     } else {
         Mode::Exhaustive
     };
-    let points = vary::grid(&a.vary);
-    // Every point is checked once its scenario is known to build.
-    let scenarios: Vec<Scenario> = points
-        .iter()
-        .map(|p| with_values(&base, &a.vary, p))
-        .collect::<Result<_, _>>()?;
-    let cells = check_grid(a, &points, &scenarios, mode, json_out)?;
+    let points = vary::grid(&a.vary)?;
+    let clock = SystemWallClock::start();
+    let scenarios = build_points(a, &base, &points, &clock)?;
+    let mut failed = Vec::new();
+    let cells = check_grid(
+        a,
+        (&points, &scenarios),
+        mode,
+        json_out,
+        (&clock, &mut failed),
+    )?;
     let sw = Sweep {
         scenario: base.name.clone(),
         params: a
@@ -51,22 +64,57 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
         cells,
     };
     if let Some(p) = &a.svg {
-        write_file(p, &sw.svg())?;
+        write_file(p, &sw.svg(), &mut failed);
     }
     if let Some(p) = &a.html {
-        write_file(p, &sw.html())?;
+        write_file(p, &sw.html(), &mut failed);
     }
-    Ok(sweep_output(a, &sw, points.len()))
+    let mut out = sweep_output(a, &sw, points.len());
+    if !failed.is_empty() {
+        // The verdicts stand; what could not be written makes it an I/O failure.
+        for e in &failed {
+            out.text.push_str(&format!("not written: {e}\n"));
+        }
+        let errors: Vec<_> = (failed.iter())
+            .map(|e| json!({"file": e.error.file, "message": e.error.message}))
+            .collect();
+        out.json["write_errors"] = json!(errors);
+        if !interrupt::requested() {
+            out.code = EXIT_IO;
+        }
+    }
+    Ok(out)
+}
+
+/// Every point's scenario, built before any is checked (so that a point that does not
+/// build is refused first); as many as were built when an interrupt came or the total time
+/// limit was spent.
+fn build_points(
+    a: &SweepArgs,
+    base: &Scenario,
+    points: &[Vec<u64>],
+    clock: &SystemWallClock,
+) -> Result<Vec<Scenario>, InputError> {
+    let mut scenarios = Vec::with_capacity(points.len());
+    for p in points {
+        if interrupt::requested() || point_limits(a, clock.elapsed_ms()).is_none() {
+            break;
+        }
+        scenarios.push(with_values(base, &a.vary, p)?);
+    }
+    Ok(scenarios)
 }
 
 /// Checks every point in order until the last or an interrupt; saves the trace of every
-/// violating point (and its chart, linked from the heat map, with `--html`).
+/// violating point (and its chart, linked from the heat map, with `--html`). A point
+/// without a scenario (`build_points` stopped) is unchecked, or ends the grid after an
+/// interrupt.
 fn check_grid(
     a: &SweepArgs,
-    points: &[Vec<u64>],
-    scenarios: &[Scenario],
+    (points, scenarios): (&[Vec<u64>], &[Scenario]),
     mode: Mode,
     json_out: bool,
+    (clock, failed): (&SystemWallClock, &mut Vec<CliError>),
 ) -> Result<Vec<Cell>, CliError> {
     let bar = (!json_out && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(points.len() as u64);
@@ -74,8 +122,16 @@ fn check_grid(
         bar
     });
     let mut cells = Vec::new();
-    for (values, s) in points.iter().zip(scenarios) {
-        let (found, checked) = point_checked(s, mode, &a.limits)?;
+    for (i, values) in points.iter().enumerate() {
+        let limits = point_limits(a, clock.elapsed_ms());
+        let (Some(limits), Some(s)) = (limits, scenarios.get(i)) else {
+            if interrupt::requested() {
+                break;
+            }
+            cells.push(unchecked(values));
+            continue;
+        };
+        let (found, checked) = point_checked(s, mode, &limits)?;
         let Found::Verdict(verdict, oracle, states) = found else {
             break;
         };
@@ -84,7 +140,11 @@ fn check_grid(
             (s, &a.vary, values),
             &checked,
             a.html.is_some(),
-        )?;
+        )
+        .unwrap_or_else(|e| {
+            failed.push(e);
+            None
+        });
         let html_dir = a
             .html
             .as_ref()
@@ -119,6 +179,29 @@ fn headline(sw: &Sweep, total_points: usize, interrupted: bool) -> String {
         )
     } else {
         format!("sweep of {} over {} points\n", sw.scenario, sw.cells.len())
+    }
+}
+
+/// The limits of the next point, `elapsed_ms` into the sweep: the per-point limits, the
+/// time limit at most what is left of `--total-time-limit`; `None` once it is spent.
+fn point_limits(a: &SweepArgs, elapsed_ms: u64) -> Option<Limits> {
+    let mut limits = a.limits.clone();
+    if let Some(total_ms) = a.total_time_limit {
+        let left_ms = total_ms.checked_sub(elapsed_ms).filter(|&ms| ms > 0)?;
+        limits.time_limit = Some(limits.time_limit.map_or(left_ms, |ms| ms.min(left_ms)));
+    }
+    Some(limits)
+}
+
+/// A point the total time limit left unchecked: no verdict.
+fn unchecked(values: &[u64]) -> Cell {
+    Cell {
+        values_ms: values.to_vec(),
+        verdict: Verdict::Unknown,
+        oracle: None,
+        states: 0,
+        trace: None,
+        chart: None,
     }
 }
 

@@ -38,7 +38,7 @@ pub(super) fn save_point(
     let Some((oracle, path)) = checked.report.first_violation() else {
         return Ok(None);
     };
-    std::fs::create_dir_all(dir).map_err(|e| CliError::write(dir, &e))?;
+    lockcheck::atomic_write::create_dirs(dir).map_err(|e| CliError::write(dir, &e))?;
     let stem = stem(scenario, vary, values);
     let trace_file = dir.join(format!("{stem}.trace.json"));
     let trace = Trace::from_path(&checked.world, path, Some(oracle));
@@ -55,7 +55,7 @@ pub(super) fn save_point(
             Some(oracle),
         );
         let entries = timeline::entries(&checked.world, &run);
-        std::fs::write(&file, drawn.html(&entries, Some(oracle)))
+        lockcheck::atomic_write::write_whole(&file, drawn.html(&entries, Some(oracle)))
             .map_err(|e| CliError::write(&file, &e))?;
         Some(file)
     } else {

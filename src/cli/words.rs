@@ -43,15 +43,32 @@ pub(super) fn stem(file: &str) -> String {
     f.strip_suffix(".trace").unwrap_or(f).to_string()
 }
 
-/// `text` safe as a file name: letters, digits and `-_=.` kept, anything else `_`.
+/// The most bytes of a file name made of a user's name (before its suffix).
+pub(super) const MAX_FILE_STEM: usize = 96;
+
+/// `text` safe as a file name: letters, digits and `-_=.` kept, anything else `_` (a run of
+/// them one `_`); a name cut to [`MAX_FILE_STEM`] bytes, or mostly replaced, ends in a
+/// hash of the whole text, so that two such names stay apart.
 pub(super) fn file_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_=.".contains(c) {
-                c
-            } else {
-                '_'
+    let (mut out, mut replaced) = (String::new(), 0);
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || "-_=.".contains(c) {
+            out.push(c);
+        } else {
+            replaced += 1;
+            if !out.ends_with('_') {
+                out.push('_');
             }
-        })
-        .collect()
+        }
+    }
+    let mostly_replaced = replaced * 2 > text.chars().count();
+    if out.len() <= MAX_FILE_STEM && !mostly_replaced {
+        return out;
+    }
+    // FNV-1a: stable across versions and platforms.
+    let hash = (text.bytes()).fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    out.truncate(MAX_FILE_STEM - 17);
+    format!("{out}-{hash:016x}")
 }

@@ -169,12 +169,24 @@ pub(crate) fn opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::
     unsigned(Raw::deserialize(d)?.0)
 }
 
+/// The most values a list of durations may hold: each is a choice the search offers, and
+/// a state offers at most 65,535 (its path records a choice in 16 bits).
+pub(crate) const MAX_CHOICES: usize = u16::MAX as usize;
+
+fn at_most_max_choices<T, E: de::Error>(list: Vec<T>) -> Result<Vec<T>, E> {
+    if list.len() > MAX_CHOICES {
+        let n = list.len();
+        return Err(E::custom(format!(
+            "{n} durations: at most {MAX_CHOICES} (each is a choice the search offers)"
+        )));
+    }
+    Ok(list)
+}
+
 /// A list of durations.
 pub(crate) fn vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
-    Vec::<Raw>::deserialize(d)?
-        .into_iter()
-        .map(|r| required(unsigned(r.0)?))
-        .collect()
+    let list = at_most_max_choices(Vec::<Raw>::deserialize(d)?)?;
+    list.into_iter().map(|r| required(unsigned(r.0)?)).collect()
 }
 
 /// One duration or a list of them (`retry_ms = "2s"` or `retry_ms = ["1s", "2s"]`).
@@ -200,7 +212,7 @@ pub fn one_or_vec_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Err
             while let Some(r) = seq.next_element::<Raw>()? {
                 out.push(required(unsigned(r.0)?)?);
             }
-            Ok(out)
+            at_most_max_choices(out)
         }
     }
     d.deserialize_any(V)
@@ -216,18 +228,14 @@ pub(crate) fn one_or_vec_ser<S: serde::Serializer>(v: &[u64], s: S) -> Result<S:
 
 /// A list of durations that may be negative.
 pub(crate) fn vec_signed_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
-    Vec::<Raw>::deserialize(d)?
-        .into_iter()
-        .map(|r| required(signed(r.0)?))
-        .collect()
+    let list = at_most_max_choices(Vec::<Raw>::deserialize(d)?)?;
+    list.into_iter().map(|r| required(signed(r.0)?)).collect()
 }
 
 /// A list of optional durations.
 pub(crate) fn vec_opt_ms<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Option<u64>>, D::Error> {
-    Vec::<Raw>::deserialize(d)?
-        .into_iter()
-        .map(|r| unsigned(r.0))
-        .collect()
+    let list = at_most_max_choices(Vec::<Raw>::deserialize(d)?)?;
+    list.into_iter().map(|r| unsigned(r.0)).collect()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Scenario files: a built-in name, or a TOML or JSON file read into a [`Scenario`] that
 //! builds, every problem one [`InputError`] naming the file, the line and the field.
 
-use crate::input_error::{json_error, line_col, read, InputError};
+use crate::input_error::{json_error, line_col, read, strip_position, InputError};
 use crate::oracles::RedisWorld;
 use crate::scenario::{builtin, Scenario};
 use std::path::Path;
@@ -79,6 +79,14 @@ fn toml_error(text: &str, e: &toml::de::Error, field: Option<String>) -> InputEr
 pub fn scenario_from_json(text: &str) -> Result<Scenario, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    // Anything after the scenario is refused, as a parse error where it starts.
+    de.end().map_err(|e| InputError {
+        file: None,
+        line: Some(e.line()),
+        column: Some(e.column()),
+        field: None,
+        message: strip_position(&e.to_string()),
+    })?;
     validate(&scenario, |_| None)?;
     Ok(scenario)
 }

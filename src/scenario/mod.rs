@@ -30,6 +30,7 @@ pub(crate) mod builtin_workloads;
 pub mod checks;
 pub mod detection;
 pub mod duration;
+mod expected;
 pub mod fault_when;
 pub mod file;
 mod inert;
@@ -40,9 +41,12 @@ mod protocol;
 pub mod set;
 pub(crate) mod set_path;
 mod steps;
+mod strict;
 pub(crate) mod suggest;
 pub mod to_toml;
 pub mod vary;
+
+pub use expected::ExpectedVerdict;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
@@ -565,26 +569,6 @@ fn default_fingerprint_bits() -> u32 {
 }
 fn is_default_fingerprint_bits(bits: &u32) -> bool {
     *bits == default_fingerprint_bits()
-}
-
-/// The verdict a scenario is expected to get.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "verdict", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ExpectedVerdict {
-    /// A violation of this oracle is found.
-    Violated { oracle: String },
-    /// No violation up to the exploration bounds.
-    Safe,
-    /// The scenario states no expectation (no `[expect]` section).
-    #[default]
-    #[serde(skip)]
-    Unstated,
-}
-
-impl ExpectedVerdict {
-    pub fn is_unstated(&self) -> bool {
-        *self == ExpectedVerdict::Unstated
-    }
 }
 
 impl ClockSpecDe {

@@ -12,8 +12,16 @@ use lockcheck_sim::Property;
 use serde::{Deserialize, Serialize};
 
 /// An oracle to check.
+///
+/// Read through `strict::tagged` (below), which refuses a key the kind does not have (the
+/// derived reader of a kind without fields would accept any).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(
+    remote = "Self",
+    tag = "kind",
+    rename_all = "kebab-case",
+    deny_unknown_fields
+)]
 pub enum OracleSpec {
     MeLock,
     MeResource,
@@ -56,6 +64,20 @@ pub enum OracleSpec {
     DeadlockFormed,
     /// Witness: a detector reported a cycle.
     DetectorReported,
+}
+
+impl Serialize for OracleSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        OracleSpec::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for OracleSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::strict::tagged(d, OracleSpec::deserialize, |o| {
+            OracleSpec::serialize(o, serde_json::value::Serializer).unwrap_or_default()
+        })
+    }
 }
 
 /// One kind of oracle: its name as scenarios write it (`kind`), what a violation (or, for a

@@ -163,7 +163,7 @@ impl Serialize for ProtocolSpec {
 
 impl<'de> Deserialize<'de> for ProtocolSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let table = Table::deserialize(d)?;
+        let table = super::strict::table(d)?;
         if table.contains_key("library") {
             LibrarySpec::from_table(table)
                 .map(ProtocolSpec::Library)

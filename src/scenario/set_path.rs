@@ -77,13 +77,15 @@ fn set_matching(value: &mut Value, path: &[&str], new: &Value, create: bool) -> 
 }
 
 /// `VALUE` of `--set PATH=VALUE` as data: a TOML value (`5000`, `true`, `[1, 2]`,
-/// `"text"`), else the text itself as a string (`10s`, `power-loss`).
+/// `"text"`), else the text itself as a string (`10s`, `power-loss`). A non-finite number
+/// (`nan`, `inf`) stays text, which no field takes.
 pub(crate) fn parse_value(text: &str) -> Value {
     let text = text.trim();
-    toml::from_str::<toml::Table>(&format!("v = {text}"))
+    let line = format!("v = {text}");
+    toml::Deserializer::parse(&line)
         .ok()
+        .and_then(|d| super::strict::table(d).ok())
         .and_then(|mut t| t.remove("v"))
-        .and_then(|v| serde_json::to_value(v).ok())
         .unwrap_or_else(|| Value::String(text.to_string()))
 }
 

@@ -129,7 +129,18 @@ pub fn apply(scenario: &Scenario, name: &str, ms: u64) -> Result<Scenario, Input
 }
 
 /// Every point of the grid, first parameter varying slowest.
-pub fn grid(vary: &[Vary]) -> Vec<Vec<u64>> {
+/// The most points a grid may have: each is a scenario built and checked.
+pub const MAX_POINTS: u128 = 100_000;
+
+/// Every combination of the parameters' values, the first parameter slowest; refused when
+/// there are more than [`MAX_POINTS`].
+pub fn grid(vary: &[Vary]) -> Result<Vec<Vec<u64>>, InputError> {
+    let count: u128 = vary.iter().map(|v| v.values.len() as u128).product();
+    if count > MAX_POINTS {
+        return Err(InputError::new(format!(
+            "the --vary parameters make {count} points: at most {MAX_POINTS} (use fewer values or a coarser step)"
+        )));
+    }
     let mut points = vec![Vec::new()];
     for v in vary {
         points = points
@@ -143,7 +154,7 @@ pub fn grid(vary: &[Vary]) -> Vec<Vec<u64>> {
             })
             .collect();
     }
-    points
+    Ok(points)
 }
 
 #[cfg(test)]

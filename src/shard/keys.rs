@@ -5,7 +5,7 @@
 
 use lockcheck_sim::{lane_a, Fingerprint};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"LCKEYS01";
@@ -13,17 +13,18 @@ const MAGIC_WIDE: &[u8; 8] = b"LCKEYS02";
 
 /// Writes `keys` (sorted, distinct) to `path`: 128 bits each when `wide`, lane A otherwise.
 pub fn write_keys(path: &Path, keys: &[Fingerprint], wide: bool) -> std::io::Result<()> {
-    let mut out = BufWriter::new(File::create(path)?);
-    out.write_all(if wide { MAGIC_WIDE } else { MAGIC })?;
-    out.write_all(&(keys.len() as u64).to_le_bytes())?;
-    for &key in keys {
-        if wide {
-            out.write_all(&key.to_le_bytes())?;
-        } else {
-            out.write_all(&lane_a(key).to_le_bytes())?;
+    crate::atomic_write::write_with(path, |out| {
+        out.write_all(if wide { MAGIC_WIDE } else { MAGIC })?;
+        out.write_all(&(keys.len() as u64).to_le_bytes())?;
+        for &key in keys {
+            if wide {
+                out.write_all(&key.to_le_bytes())?;
+            } else {
+                out.write_all(&lane_a(key).to_le_bytes())?;
+            }
         }
-    }
-    out.flush()
+        Ok(())
+    })
 }
 
 /// A key file being read: its keys in order, checked to be sorted and as many as announced.

@@ -134,7 +134,7 @@ fn record(name: &str, seed: u64) -> Option<PathBuf> {
     } else {
         ""
     };
-    std::fs::write(&file, format!("{known}{header}{line}\n")).ok()?;
+    crate::atomic_write::write_whole(&file, format!("{known}{header}{line}\n")).ok()?;
     Some(file)
 }
 

@@ -130,7 +130,11 @@ impl LockIo<'_> {
     }
 
     /// Sets `timer` to one of several durations (a choice the world explores).
-    pub fn set_timer_among(&mut self, timer: LockTimer, after_ms: Vec<u64>) {
+    pub fn set_timer_among(
+        &mut self,
+        timer: LockTimer,
+        after_ms: impl Into<std::sync::Arc<[u64]>>,
+    ) {
         let t = self.wrap(timer);
         self.ctx.set_timer_among(t, after_ms);
     }

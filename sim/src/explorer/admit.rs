@@ -12,7 +12,7 @@
 
 use super::expand::{Expanded, Fate, Successor};
 use super::search::{Cuts, Flow, Search};
-use super::watch::EVERY;
+use super::watch::admitted_between_looks;
 use crate::frontier::{Frontier, Pending};
 use crate::model::Model;
 use crate::options::{Options, Stop};
@@ -167,13 +167,14 @@ impl<M: Model> Search<'_, M> {
             return self.record_hits(entry.node, options);
         }
         let mut seen_any = false;
+        let every = admitted_between_looks(self.checker.props.len());
         for (n, next) in successors.enumerate() {
             let new = known_new();
             if let Flow::Stop(o) = self.admit_successor(entry, next, new, frontier, options) {
                 return Flow::Stop(o);
             }
             seen_any |= self.last_seen;
-            if n % EVERY == EVERY - 1 {
+            if n % every == every - 1 {
                 if let Some(stopped) = self.watch.says_stop() {
                     self.stats.unique_states = self.admitted;
                     return Flow::Stop(stopped.outcome());

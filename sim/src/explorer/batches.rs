@@ -195,7 +195,8 @@ where
 
     /// Takes the next batch from the queue and explores it.
     fn next_batch(&mut self, options: &Options) -> Flow {
-        let take = (CHUNK_PARENTS * self.threads).min(self.queue.entries().len());
+        let most = (CHUNK_PARENTS * self.threads).min(self.search.expansions_until_check());
+        let take = most.min(self.queue.entries().len());
         let here = !self.on_threads;
         if !here {
             self.threaded_parents += take as u64;

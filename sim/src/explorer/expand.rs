@@ -177,6 +177,22 @@ impl<M: Model> Prep<'_, M> {
         )
     }
 
+    /// [`Prep::expand_all`] on a thread that expands entries in a row for the search (a
+    /// batch): unless the watch says stop first, then the entry is abandoned so. An entry
+    /// may take long (a state with a hundred thousand locks), so a batch of them looks at
+    /// its limits between any two.
+    pub(super) fn expand_all_watched(
+        &self,
+        entry: &Pending<M::State>,
+        scratch: &mut Scratch<M::Action>,
+        out: &mut Vec<Successor<M::State>>,
+    ) -> Expanded {
+        match self.watch.says_stop() {
+            Some(stopped) => Expanded::unexpanded(Fate::Abandoned(stopped)),
+            None => self.expand_all(entry, scratch, out),
+        }
+    }
+
     /// [`Prep::expand_all`] with the successors in `buffer` (emptied first).
     pub(super) fn prepare_all(
         &self,
@@ -190,6 +206,22 @@ impl<M: Model> Prep<'_, M> {
             node: entry.node,
             expanded,
             successors: buffer,
+        }
+    }
+
+    /// [`Prep::prepare_all`] after a look at the watch, as [`Prep::expand_all_watched`].
+    pub(super) fn prepare_all_watched(
+        &self,
+        entry: &Pending<M::State>,
+        scratch: &mut Scratch<M::Action>,
+    ) -> Prepared<M::State> {
+        match self.watch.says_stop() {
+            Some(stopped) => Prepared {
+                node: entry.node,
+                expanded: Expanded::unexpanded(Fate::Abandoned(stopped)),
+                successors: Vec::new(),
+            },
+            None => self.prepare_all(entry, scratch, Vec::new()),
         }
     }
 

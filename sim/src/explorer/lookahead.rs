@@ -114,7 +114,7 @@ fn work<M: Model>(prep: &Prep<'_, M>, jobs: &Mutex<Receiver<Job<M::State>>>) {
         let ready = entries
             .into_iter()
             .map(|entry| {
-                let prepared = prep.prepare_all(&entry, &mut scratch, Vec::new());
+                let prepared = prep.prepare_all_watched(&entry, &mut scratch);
                 (entry, prepared)
             })
             .collect();

@@ -34,20 +34,32 @@ impl<M: Model> Search<'_, M> {
         let memory = self.measure_memory(waiting, frontier_growth, options);
         let expanded = self.stats.expanded_states;
         let limit_bytes = options.limits.max_memory_bytes;
-        self.next_check_at = expanded + self.pacer.next_interval(expanded, memory, limit_bytes);
+        let mut interval = self.pacer.next_interval(expanded, memory, limit_bytes);
+        let now_ms = options.hooks.wall_clock.as_ref().map(|c| c.elapsed_ms());
+        if let Some(now_ms) = now_ms {
+            interval = interval.min(self.pacer.next_time_interval(expanded, now_ms));
+        }
+        self.next_check_at = expanded + interval;
         if let Some(progress) = options.hooks.progress.as_mut() {
             progress(&self.stats);
         }
         if limit_bytes.is_some_and(|m| memory >= m) {
             return Some(Outcome::LimitReached(Limit::Memory));
         }
-        let clock = options.hooks.wall_clock.as_ref();
-        if let (Some(limit), Some(clock)) = (options.limits.time_limit_ms, clock) {
-            if clock.elapsed_ms() >= limit {
-                return Some(Outcome::LimitReached(Limit::WallTime));
-            }
+        let limit_ms = options.limits.time_limit_ms;
+        if limit_ms.is_some_and(|limit| now_ms.is_some_and(|now| now >= limit)) {
+            return Some(Outcome::LimitReached(Limit::WallTime));
         }
         None
+    }
+
+    /// The expansions the batch engines may take at once: no more than the pace allows
+    /// before the next check (at least one).
+    pub(super) fn expansions_until_check(&self) -> usize {
+        (self
+            .next_check_at
+            .saturating_sub(self.stats.expanded_states))
+        .max(1) as usize
     }
 
     /// The memory a limit is compared with, the peak reported updated on the way.

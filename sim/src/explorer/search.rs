@@ -149,7 +149,12 @@ impl<'m, M: Model> Search<'m, M> {
             pipeline: Pipeline::default(),
             tuning: tuner::Tuning::default(),
             pacer: Pacer::default(),
-            next_check_at: MIN_INTERVAL,
+            // With a clock, the first check comes after one expansion: it may be slow.
+            next_check_at: if options.hooks.wall_clock.is_some() {
+                1
+            } else {
+                MIN_INTERVAL
+            },
             expansions_ahead: 0,
         }
     }

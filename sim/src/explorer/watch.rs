@@ -21,6 +21,13 @@ use std::sync::Arc;
 /// Successors computed or admitted between two looks.
 pub(super) const EVERY: usize = 64;
 
+/// Successors admitted between two looks when each is judged by `properties` properties:
+/// [`EVERY`] shared out among them (at least one), since admitting a successor evaluates
+/// every property (ten thousand oracles make one admission cost milliseconds).
+pub(super) fn admitted_between_looks(properties: usize) -> usize {
+    (EVERY / properties.max(1)).max(1)
+}
+
 /// Wall time between two readings of the memory gauge inside a step.
 pub(super) const MEMORY_EVERY_MS: u64 = 10;
 

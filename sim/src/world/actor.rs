@@ -58,7 +58,7 @@ pub enum TimerEffect<T> {
     /// a work duration from a set, a random retry delay); replaces a pending `timer`.
     SetAmong {
         timer: T,
-        after_ms: Vec<u64>,
+        after_ms: std::sync::Arc<[u64]>,
     },
     Cancel(T),
 }
@@ -97,7 +97,8 @@ impl<M, T> Context<M, T> {
     }
     /// Sets (or resets) `timer` to fire after one of `after_ms` (non-empty) of monotonic
     /// time; which one is a choice of the world, explored like a message delay.
-    pub fn set_timer_among(&mut self, timer: T, after_ms: Vec<u64>) {
+    pub fn set_timer_among(&mut self, timer: T, after_ms: impl Into<std::sync::Arc<[u64]>>) {
+        let after_ms = after_ms.into();
         assert!(
             !after_ms.is_empty(),
             "set_timer_among needs at least one duration"

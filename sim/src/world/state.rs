@@ -37,7 +37,8 @@ pub struct PendingTimer<T> {
 pub struct UndecidedTimer<T> {
     pub process: usize,
     pub timer: T,
-    pub after_ms: Vec<u64>,
+    /// Shared: a state is copied for each choice it offers, its durations are not.
+    pub after_ms: std::sync::Arc<[u64]>,
 }
 
 /// One process's dynamic state.

@@ -103,7 +103,7 @@ impl LockClient {
             },
             At::Work { ms } => {
                 state.phase = Phase::Working;
-                ctx.set_timer_among(Timer::Client(ClientTimer::Work), ms.to_vec());
+                ctx.set_timer_among(Timer::Client(ClientTimer::Work), ms);
             }
             At::Debit => self.debit(state, ctx),
         }

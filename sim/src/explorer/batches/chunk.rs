@@ -75,7 +75,7 @@ pub(in crate::explorer) fn expand_chunk<M: Model>(
     terminal_hits.clear();
     let mut scratch = Scratch::default();
     for entry in entries {
-        let expanded = prep.expand_all(entry, &mut scratch, successors);
+        let expanded = prep.expand_all_watched(entry, &mut scratch, successors);
         if expanded.fate == Fate::Terminal {
             (prep.obligations).at_terminal(&entry.obligations, terminal_hits);
         }
