@@ -27,6 +27,7 @@ pub mod interrupt;
 pub mod memory;
 pub mod oracles;
 pub mod report;
+pub mod reproduce;
 pub mod saved;
 pub mod scenario;
 pub mod shard;

@@ -43,6 +43,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// Replay a saved trace exactly and print its timeline.
     Replay(ReplayArgs),
+    /// Play a saved counterexample against real redis-server processes: a step table and
+    /// REPRODUCED, NOT REPRODUCED, DIVERGED at step k or INCONCLUSIVE.
+    Reproduce(ReproduceArgs),
     /// Write a smaller trace that still violates the same oracle.
     Shrink(ShrinkArgs),
     /// Check a scenario over a grid of parameter values: a table and a heat map. The search
@@ -153,6 +156,24 @@ pub struct ReplayArgs {
     /// the trace was recorded on another configuration).
     #[arg(long, value_name = "NAME|FILE")]
     pub scenario: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// A trace saved by `lockcheck check` or `lockcheck shrink`.
+    pub trace: String,
+    /// Runs, each on fresh servers.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: usize,
+    /// Time runs this many times faster for the replayer and the servers (1 to 10).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
+    /// The redis-server program (major version 7).
+    #[arg(long, value_name = "PATH", default_value = "redis-server")]
+    pub redis_server: PathBuf,
+    /// Node i listens on PORT + i (default: free loopback ports).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
 }
 
 #[derive(Args, Debug)]

@@ -1,5 +1,6 @@
 //! What can make a command fail before its verdict, and the exit code each kind gets: bad
-//! input or usage exits 2, an output file that cannot be written exits 4. Callers choose
+//! input or usage exits 2, a machine that would not run what `reproduce` needs exits 3, an
+//! output file that cannot be written exits 4. Callers choose
 //! the kind where the error arises; nothing downstream looks at the message text.
 
 use lockcheck::InputError;
@@ -18,6 +19,8 @@ pub enum ErrorKind {
     BadInput,
     /// The machine refused: an output path is unwritable, a disk is full.
     Io,
+    /// The real servers of `reproduce` would not run: a port taken, a server not coming up.
+    Environment,
 }
 
 impl ErrorKind {
@@ -25,6 +28,7 @@ impl ErrorKind {
         match self {
             ErrorKind::BadInput => EXIT_BAD_INPUT,
             ErrorKind::Io => EXIT_IO,
+            ErrorKind::Environment => super::EXIT_LIMIT,
         }
     }
 
@@ -33,6 +37,7 @@ impl ErrorKind {
         match self {
             ErrorKind::BadInput => "bad_input",
             ErrorKind::Io => "io",
+            ErrorKind::Environment => "environment",
         }
     }
 }

@@ -21,6 +21,7 @@ mod loaded;
 mod merge;
 mod profiles;
 mod replay;
+mod reproduce;
 mod rerun;
 mod scenarios;
 pub mod search;
@@ -43,10 +44,13 @@ pub use words::human;
 /// The exit codes, as `--help` prints them.
 pub const EXIT_CODES: &str = "Exit codes:
   0  no violation found (or the command did its job: scenarios, explain)
-  1  a violation was found (check, sweep, boundary) or the trace violates (replay, shrink)
+  1  a violation was found (check, sweep, boundary) or the trace violates (replay, shrink;
+     reproduce: REPRODUCED on real Redis)
   2  bad input or usage: a malformed or inconsistent scenario or trace, unknown option
+     (reproduce: no redis-server 7, or a step with no real mechanism)
   3  a limit (states, time, memory) was reached before a verdict (merge: or shards were
-     missing with --partial and none found a violation)
+     missing with --partial and none found a violation); reproduce: INCONCLUSIVE, or the
+     real servers would not run (a port taken, a server not coming up)
   4  an output file (trace, chart, heat map) could not be written
   130  interrupted by SIGINT (Ctrl-C): the search stopped and reported what it had
   143  interrupted by SIGTERM, likewise";
@@ -79,6 +83,7 @@ fn run_command(cli: &Cli) -> Result<Output, CliError> {
         Command::Check(a) => check::cmd_check(a, cli.json),
         Command::Merge(a) => merge::cmd_merge(a),
         Command::Replay(a) => replay::cmd_replay(a),
+        Command::Reproduce(a) => reproduce::cmd_reproduce(a),
         Command::Shrink(a) => shrink::cmd_shrink(a),
         Command::Sweep(a) => sweep::cmd_sweep(a, cli.json),
         Command::Boundary(a) => boundary::cmd_boundary(a),

@@ -1,0 +1,63 @@
+//! `reproduce`: a saved counterexample against real redis-server (the work is in
+//! [`crate::reproduce`]; this file reads the arguments and prints).
+
+use super::error::ErrorKind;
+use super::loaded::{load_run, Loaded};
+use super::{CliError, Output, ReproduceArgs, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use crate::reproduce::verdict::Verdict;
+use crate::reproduce::{report, reproduce, RunOptions, ServerOptions};
+use crate::InputError;
+
+pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
+    let Loaded {
+        saved,
+        world,
+        path,
+        report: model,
+    } = load_run(&a.trace, None)?;
+    let property = saved.trace.property.clone().unwrap_or_default();
+    let violated = model
+        .property(&property)
+        .is_some_and(|p| p.status.is_violated());
+    let options = RunOptions {
+        speed: a.speed,
+        server: ServerOptions {
+            program: a.redis_server.clone(),
+            first_port: a.port,
+        },
+        stall_before: None,
+    };
+    let r = reproduce(&world, &path, &property, violated, a.repeat, &options).map_err(|e| {
+        CliError {
+            kind: if e.bad_input {
+                ErrorKind::BadInput
+            } else {
+                ErrorKind::Environment
+            },
+            error: InputError {
+                file: Some(a.trace.clone()),
+                ..InputError::new(e.message)
+            },
+        }
+    })?;
+    let code = match r.verdict() {
+        Verdict::Reproduced => EXIT_VIOLATION,
+        Verdict::Inconclusive { .. } => EXIT_LIMIT,
+        Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,
+    };
+    let mut json = report::json(&r);
+    json["command"] = "reproduce".into();
+    json["trace_file"] = a.trace.clone().into();
+    json["scenario"] = saved.scenario.name.clone().into();
+    Ok(Output {
+        text: format!(
+            "reproduce {} (scenario {}, {} steps)\n{}",
+            a.trace,
+            saved.scenario.name,
+            path.steps.len(),
+            report::text(&r)
+        ),
+        json,
+        code,
+    })
+}

@@ -1,0 +1,326 @@
+//! The planner: a trace's path, turned into what the replayer does at which virtual time.
+//!
+//! The replayer is every client and the client-side network, so a client's pause, clock,
+//! timers and lost messages need no action: they are notes. What reaches a real server is a
+//! command (`deliver client -> node`, sent at that step's time with the model's own argv), a
+//! reply to compare (`deliver node -> client`), or a node fault: a pause (SIGSTOP, then
+//! SIGCONT when it ends), a crash (`kill -9`, then a restart on the same directory), a clock
+//! step (the node's clock file). A step with no real mechanism yet (replication or Sentinel
+//! between real processes, pub/sub, disk faults) is refused before anything starts.
+
+use super::server::NodeSetup;
+use crate::oracles::RedisWorld;
+use lockcheck_model::msg::Msg;
+use lockcheck_model::process::Process;
+use lockcheck_model::redis::fair_scripts::FairKind;
+use lockcheck_model::redis::scripts::ScriptKind;
+use lockcheck_model::redis::{Command, Reply};
+use lockcheck_sim::world::{CrashKind, ProcessId, WorldAction};
+use lockcheck_sim::Path;
+use std::collections::BTreeMap;
+
+/// What the replayer does at one instant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RealAction {
+    /// Write the command on the connection of (`client`, node `node`).
+    Send {
+        client: ProcessId,
+        node: usize,
+        id: u32,
+        argv: Vec<Vec<u8>>,
+    },
+    /// Read the reply to request `id` on that connection and compare it with `reply`.
+    Expect {
+        client: ProcessId,
+        node: usize,
+        id: u32,
+        reply: Reply,
+        /// Whether the reply is a remaining time to live (compared within the tolerance).
+        ttl_valued: bool,
+    },
+    Pause {
+        node: usize,
+    },
+    Resume {
+        node: usize,
+    },
+    Crash {
+        node: usize,
+    },
+    Restart {
+        node: usize,
+    },
+    ClockStep {
+        node: usize,
+        delta_ms: i64,
+    },
+    /// Nothing real: the model's clients, timers and client-side network.
+    Note,
+}
+
+/// One action of the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedStep {
+    /// The trace step it comes from (1-based).
+    pub step: usize,
+    pub label: String,
+    /// Virtual time of the action.
+    pub at_ms: u64,
+    pub action: RealAction,
+}
+
+/// A trace, planned.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub steps: Vec<PlannedStep>,
+    /// The real servers to start, one per node of the world.
+    pub nodes: Vec<NodeSetup>,
+    /// Node i's process in the world.
+    pub node_processes: Vec<ProcessId>,
+    /// Whether a node's clock is stepped (the clock library is needed even at x1).
+    pub steps_clocks: bool,
+}
+
+/// A step the replayer has no real mechanism for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unsupported {
+    pub step: usize,
+    pub label: String,
+    pub why: String,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {} (`{}`) has no real mechanism yet: {}",
+            self.step, self.label, self.why
+        )
+    }
+}
+
+/// Plans `path` of `world`.
+pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsupported> {
+    let nodes = real_nodes(world)?;
+    let node_of: BTreeMap<ProcessId, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, &(p, _))| (p, i))
+        .collect();
+    let mut planner = Planner {
+        world,
+        node_of,
+        ttl_requests: BTreeMap::new(),
+        later: Vec::new(),
+        out: Vec::new(),
+    };
+    for (i, step) in path.steps.iter().enumerate() {
+        let at_ms = path.states[i + 1].now_ms;
+        planner.flush_until(at_ms);
+        let what = planner
+            .action(&step.action, at_ms)
+            .map_err(|why| Unsupported {
+                step: i + 1,
+                label: step.label.clone(),
+                why,
+            })?;
+        planner.out.push(PlannedStep {
+            step: i + 1,
+            label: step.label.clone(),
+            at_ms,
+            action: what,
+        });
+        let last = planner.out.len() - 1;
+        planner.schedule_end(&step.action, last);
+    }
+    planner.flush_until(u64::MAX);
+    let steps_clocks = planner
+        .out
+        .iter()
+        .any(|s| matches!(s.action, RealAction::ClockStep { .. }));
+    Ok(Plan {
+        steps: planner.out,
+        node_processes: nodes.iter().map(|(p, _)| *p).collect(),
+        nodes: nodes.into_iter().map(|(_, n)| n).collect(),
+        steps_clocks,
+    })
+}
+
+/// The world's Redis nodes, refused where they need real links between real processes.
+fn real_nodes(world: &RedisWorld) -> Result<Vec<(ProcessId, NodeSetup)>, Unsupported> {
+    let refuse = |why: String| Unsupported {
+        step: 0,
+        label: "the scenario's topology".into(),
+        why,
+    };
+    let mut nodes = Vec::new();
+    for (p, spec) in world.processes.iter().enumerate() {
+        match &spec.actor {
+            Process::Redis(node) if node.replica_of.is_some() => {
+                return Err(refuse(format!(
+                    "{} is a replica (replication between real servers)",
+                    spec.name
+                )))
+            }
+            Process::Redis(node) => nodes.push((
+                p,
+                NodeSetup {
+                    name: spec.name.clone(),
+                    persistence: node.persistence,
+                },
+            )),
+            Process::Sentinel(_) => return Err(refuse(format!("{} is a Sentinel", spec.name))),
+            _ => {}
+        }
+    }
+    Ok(nodes)
+}
+
+struct Planner<'a> {
+    world: &'a RedisWorld,
+    node_of: BTreeMap<ProcessId, usize>,
+    /// (client, node, id) of requests whose reply is a time to live.
+    ttl_requests: BTreeMap<(ProcessId, usize, u32), bool>,
+    /// Ends of node faults (resume, restart), in the order they were scheduled.
+    later: Vec<PlannedStep>,
+    out: Vec<PlannedStep>,
+}
+
+impl Planner<'_> {
+    fn action(
+        &mut self,
+        action: &lockcheck_sim::world::ActionOf<Process>,
+        at_ms: u64,
+    ) -> Result<RealAction, String> {
+        let _ = at_ms;
+        let node = |p: &ProcessId| self.node_of.get(p).copied();
+        Ok(match action {
+            WorldAction::Deliver { from, to, msg } => match (node(from), node(to), &**msg) {
+                (Some(_), Some(_), _) => return Err("a message between two real servers".into()),
+                (None, Some(n), Msg::Request { id, command }) => {
+                    if matches!(command, Command::Subscribe { .. }) {
+                        return Err("pub/sub (SUBSCRIBE) is not replayed yet".into());
+                    }
+                    self.ttl_requests
+                        .insert((*from, n, *id), ttl_valued(command));
+                    RealAction::Send {
+                        client: *from,
+                        node: n,
+                        id: *id,
+                        argv: command.to_argv(),
+                    }
+                }
+                (Some(n), None, Msg::Response { id, reply }) => RealAction::Expect {
+                    client: *to,
+                    node: n,
+                    id: *id,
+                    reply: reply.clone(),
+                    ttl_valued: self
+                        .ttl_requests
+                        .get(&(*to, n, *id))
+                        .copied()
+                        .unwrap_or(false),
+                },
+                (Some(_), None, _) | (None, Some(_), _) => {
+                    return Err("a message other than a command or its reply".into())
+                }
+                (None, None, _) => RealAction::Note,
+            },
+            WorldAction::Pause { process, .. } => match node(process) {
+                Some(n) => RealAction::Pause { node: n },
+                None => RealAction::Note,
+            },
+            WorldAction::Crash { process, kind, .. } => match node(process) {
+                Some(n) => {
+                    let node_spec = &self.world.processes[*process].actor;
+                    let loses_unsynced = matches!(node_spec, Process::Redis(r) if r.persistence == lockcheck_model::node::Persistence::AofEverySec);
+                    if *kind == CrashKind::PowerLoss && loses_unsynced {
+                        return Err(
+                            "a power loss under `appendfsync everysec` (unsynced writes lost)"
+                                .into(),
+                        );
+                    }
+                    RealAction::Crash { node: n }
+                }
+                None => RealAction::Note,
+            },
+            WorldAction::ClockStep { process, delta_ms } => match node(process) {
+                Some(n) => RealAction::ClockStep {
+                    node: n,
+                    delta_ms: *delta_ms,
+                },
+                None => RealAction::Note,
+            },
+            WorldAction::Partition { index, .. } => {
+                let links = &self.world.faults.partitions[*index].links;
+                if links
+                    .iter()
+                    .any(|(a, b)| node(a).is_some() && node(b).is_some())
+                {
+                    return Err("a partition between real servers".into());
+                }
+                RealAction::Note
+            }
+            WorldAction::ActorFault { process, .. } if node(process).is_some() => {
+                return Err("a fault of the node itself (disk)".into())
+            }
+            _ => RealAction::Note,
+        })
+    }
+
+    /// Schedules the end of a node fault: SIGCONT when a pause ends, a restart after a crash.
+    fn schedule_end(&mut self, action: &lockcheck_sim::world::ActionOf<Process>, index: usize) {
+        let start = &self.out[index];
+        let (end, after_ms, label) = match (action, &start.action) {
+            (
+                WorldAction::Pause {
+                    duration_ms,
+                    process,
+                },
+                RealAction::Pause { node },
+            ) => (
+                RealAction::Resume { node: *node },
+                *duration_ms,
+                format!("(pause of {} ends)", self.world.process_name(*process)),
+            ),
+            (
+                WorldAction::Crash {
+                    restart_after_ms: Some(d),
+                    process,
+                    ..
+                },
+                RealAction::Crash { node },
+            ) => (
+                RealAction::Restart { node: *node },
+                *d,
+                format!("(restart of {})", self.world.process_name(*process)),
+            ),
+            _ => return,
+        };
+        self.later.push(PlannedStep {
+            step: start.step,
+            label,
+            at_ms: start.at_ms + after_ms,
+            action: end,
+        });
+    }
+
+    /// Moves the scheduled ends due by `t_ms` into the plan, earliest first.
+    fn flush_until(&mut self, t_ms: u64) {
+        self.later.sort_by_key(|s| s.at_ms);
+        let due = self.later.iter().take_while(|s| s.at_ms <= t_ms).count();
+        self.out.extend(self.later.drain(..due));
+    }
+}
+
+/// Whether `command`'s reply is a remaining time to live.
+fn ttl_valued(command: &Command) -> bool {
+    match command {
+        Command::PTtl { .. } => true,
+        Command::Script(s) => matches!(
+            s.kind(),
+            ScriptKind::RedissonAcquire | ScriptKind::Fair(FairKind::Acquire)
+        ),
+        _ => false,
+    }
+}

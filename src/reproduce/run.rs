@@ -1,0 +1,290 @@
+//! The executor: one real run of a plan. It starts the servers, opens one connection per
+//! (client, server), then acts at each step's virtual time (sleep, then spin), reads every
+//! reply the model delivers on the connection it was asked on (replies the model lost are
+//! read and dropped), compares it, and stops at the first reply that differs. The servers are
+//! gone when it returns, whatever happened.
+
+use super::clock::{self, ClockFiles, VirtualClock};
+use super::matcher::{compare, tolerance_ms};
+use super::plan::{Plan, PlannedStep, RealAction};
+use super::server::{ServerOptions, Supervisor};
+use super::verdict::{reply_text, StepRecord};
+use super::{resp, ReproduceError};
+use lockcheck_model::redis::Reply;
+use lockcheck_sim::world::ProcessId;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::BufReader;
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Real time the servers get between the last connection and virtual 0.
+const WARMUP_MS: i64 = 300;
+/// How long a reply may take (real time) once the model has delivered it.
+const REPLY_WITHIN: Duration = Duration::from_secs(3);
+
+static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub speed: f64,
+    pub server: ServerOptions,
+    /// Stalls the replayer this long (real ms) before trace step `.0`: a loaded machine, on
+    /// purpose (tests of the INCONCLUSIVE verdict).
+    pub stall_before: Option<(usize, u64)>,
+}
+
+/// What one run did.
+pub struct RunRecord {
+    pub records: Vec<StepRecord>,
+    /// The real reply of each trace step (0-based) that delivered one.
+    pub replies: BTreeMap<usize, Reply>,
+    /// Why the run ended before its last step, if it did.
+    pub stopped: Option<String>,
+    /// Every server PID the run started (all killed by now).
+    pub pids: Vec<u32>,
+}
+
+struct Conn {
+    stream: TcpStream,
+    reader: BufReader<TcpStream>,
+    /// Ids of the requests sent whose replies are still to be read, oldest first.
+    pending: VecDeque<u32>,
+}
+
+struct Runner<'a> {
+    plan: &'a Plan,
+    options: &'a RunOptions,
+    supervisor: Supervisor,
+    conns: BTreeMap<(ProcessId, usize), Conn>,
+    pids: Vec<u32>,
+    worst_late_ms: f64,
+}
+
+/// Runs `plan` once on fresh servers; `slack` is each planned step's.
+pub fn run_once(
+    plan: &Plan,
+    slack: &[Option<u64>],
+    options: &RunOptions,
+) -> Result<RunRecord, ReproduceError> {
+    let n = RUNS.fetch_add(1, Ordering::SeqCst);
+    let root: PathBuf =
+        std::env::temp_dir().join(format!("lockcheck-reproduce-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&root)
+        .map_err(|e| ReproduceError::environment(format!("{}: {e}", root.display())))?;
+    let mut vclock = VirtualClock::new(options.speed);
+    let files = if vclock.scaled() || plan.steps_clocks {
+        Some(
+            ClockFiles::install(&root, vclock)
+                .map_err(|e| ReproduceError::environment(format!("{}: {e}", root.display())))?,
+        )
+    } else {
+        None
+    };
+    let supervisor = Supervisor::start(&plan.nodes, &options.server, root, files.as_ref())?;
+    let mut runner = Runner {
+        plan,
+        options,
+        pids: supervisor.pids(),
+        supervisor,
+        conns: BTreeMap::new(),
+        worst_late_ms: 0.0,
+    };
+    for s in &plan.steps {
+        if let RealAction::Send { client, node, .. } = s.action {
+            runner.connection(client, node)?;
+        }
+    }
+    vclock.start(WARMUP_MS);
+    let (records, replies, stopped) = runner.steps(&vclock, slack);
+    Ok(RunRecord {
+        records,
+        replies,
+        stopped,
+        pids: runner.pids,
+    })
+}
+
+impl Runner<'_> {
+    fn steps(
+        &mut self,
+        vclock: &VirtualClock,
+        slack: &[Option<u64>],
+    ) -> (Vec<StepRecord>, BTreeMap<usize, Reply>, Option<String>) {
+        let mut records = Vec::new();
+        let mut replies = BTreeMap::new();
+        for (i, s) in self.plan.steps.iter().enumerate() {
+            let mut record = StepRecord {
+                step: s.step,
+                label: s.label.clone(),
+                model_ms: s.at_ms,
+                real_ms: None,
+                late_ms: 0.0,
+                slack_ms: slack[i],
+                expected: None,
+                actual: None,
+                matched: None,
+            };
+            if crate::interrupt::requested() {
+                return (
+                    records,
+                    replies,
+                    Some(format!(
+                        "interrupted by {}",
+                        crate::interrupt::signal_name()
+                    )),
+                );
+            }
+            if s.action == RealAction::Note {
+                records.push(record);
+                continue;
+            }
+            if let Some((step, stall_ms)) = self.options.stall_before {
+                if step == s.step
+                    && !matches!(
+                        s.action,
+                        RealAction::Resume { .. } | RealAction::Restart { .. }
+                    )
+                {
+                    std::thread::sleep(Duration::from_millis(stall_ms));
+                }
+            }
+            vclock.sleep_until(s.at_ms);
+            let real_ms = vclock.now_ms();
+            record.real_ms = Some(real_ms);
+            record.late_ms = (real_ms - s.at_ms as f64).max(0.0);
+            self.worst_late_ms = self.worst_late_ms.max(record.late_ms);
+            if let Err(why) = self.act(s, &mut record, &mut replies) {
+                records.push(record);
+                return (records, replies, Some(why));
+            }
+            let differs = record.matched.is_some_and(|m| !m.agrees());
+            records.push(record);
+            if differs {
+                break;
+            }
+        }
+        (records, replies, None)
+    }
+
+    /// Does `s`; an error is a reason the run cannot go on.
+    fn act(
+        &mut self,
+        s: &PlannedStep,
+        record: &mut StepRecord,
+        replies: &mut BTreeMap<usize, Reply>,
+    ) -> Result<(), String> {
+        match &s.action {
+            RealAction::Send {
+                client,
+                node,
+                id,
+                argv,
+            } => {
+                let conn = self.connection(*client, *node).map_err(|e| e.message)?;
+                if let Err(e) = resp::write_command(&mut conn.stream, argv) {
+                    record.actual = Some(format!("(not sent: {e})"));
+                }
+                conn.pending.push_back(*id);
+            }
+            RealAction::Expect {
+                client,
+                node,
+                id,
+                reply,
+                ttl_valued,
+            } => {
+                record.expected = Some(reply_text(reply));
+                let actual = self.read_reply(*client, *node, *id);
+                let tolerance = tolerance_ms(self.options.speed, self.worst_late_ms);
+                record.matched = Some(match &actual {
+                    Ok(real) => compare(reply, real, *ttl_valued, tolerance),
+                    Err(_) => super::matcher::Match::Differs,
+                });
+                record.actual = Some(match actual {
+                    Ok(real) => {
+                        let text = reply_text(&real);
+                        replies.insert(s.step - 1, real);
+                        text
+                    }
+                    Err(why) => format!("({why})"),
+                });
+            }
+            RealAction::Pause { node } => self.supervisor.pause(*node),
+            RealAction::Resume { node } => self.supervisor.resume(*node),
+            RealAction::Crash { node } => {
+                self.supervisor.crash(*node);
+                self.conns.retain(|(_, n), _| n != node);
+            }
+            RealAction::Restart { node } => {
+                self.supervisor.restart(*node).map_err(|e| e.message)?;
+                self.pids = merge(&self.pids, &self.supervisor.pids());
+            }
+            RealAction::ClockStep { node, delta_ms } => {
+                let file = self
+                    .supervisor
+                    .clock_file(*node)
+                    .ok_or("the node has no clock file")?;
+                clock::step(file, *delta_ms).map_err(|e| format!("{}: {e}", file.display()))?;
+            }
+            RealAction::Note => {}
+        }
+        Ok(())
+    }
+
+    /// The connection of (`client`, `node`), opened if there is none (first use, or after
+    /// a crash of the node).
+    fn connection(&mut self, client: ProcessId, node: usize) -> Result<&mut Conn, ReproduceError> {
+        if !self.conns.contains_key(&(client, node)) {
+            let port = self.supervisor.port(node);
+            let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| {
+                ReproduceError::environment(format!(
+                    "cannot connect to the server on port {port}: {e}"
+                ))
+            })?;
+            let _ = stream.set_nodelay(true);
+            let _ = stream.set_read_timeout(Some(REPLY_WITHIN));
+            let reader = BufReader::new(
+                stream
+                    .try_clone()
+                    .map_err(|e| ReproduceError::environment(e.to_string()))?,
+            );
+            self.conns.insert(
+                (client, node),
+                Conn {
+                    stream,
+                    reader,
+                    pending: VecDeque::new(),
+                },
+            );
+        }
+        Ok(self.conns.get_mut(&(client, node)).expect("just inserted"))
+    }
+
+    /// The reply to request `id`, dropping the replies to earlier requests the model lost.
+    fn read_reply(&mut self, client: ProcessId, node: usize, id: u32) -> Result<Reply, String> {
+        let conn = self
+            .conns
+            .get_mut(&(client, node))
+            .ok_or("the connection was closed by a crash")?;
+        if !conn.pending.contains(&id) {
+            return Err("the command was never sent".into());
+        }
+        while let Some(front) = conn.pending.pop_front() {
+            let reply = resp::read_reply(&mut conn.reader).map_err(|e| format!("no reply: {e}"))?;
+            if front == id {
+                return Ok(reply);
+            }
+        }
+        unreachable!("`id` is pending")
+    }
+}
+
+fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut all: Vec<u32> = a.iter().chain(b).copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}

@@ -1,0 +1,303 @@
+//! The process supervisor: one real `redis-server` per node of the scenario, each on a
+//! loopback port in a temporary directory of its own, with its persistence; paused,
+//! resumed, killed and restarted by PID; every child killed (resumed first) and the
+//! directories removed when the [`Supervisor`] is dropped, which also happens on a panic or
+//! when a Ctrl-C ends the run early.
+
+use super::clock::ClockFiles;
+use super::resp;
+use super::ReproduceError;
+use lockcheck_model::node::Persistence;
+use std::fs;
+use std::io::{BufReader, ErrorKind};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// How long a server may take to answer its first PING (real time).
+const READY_WITHIN_MS: i64 = 5_000;
+/// The major version the model answers like.
+pub const MAJOR_VERSION: u32 = 7;
+
+/// What to start.
+#[derive(Clone, Debug)]
+pub struct NodeSetup {
+    pub name: String,
+    pub persistence: Persistence,
+}
+
+/// How to start the servers.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// The `redis-server` program.
+    pub program: PathBuf,
+    /// Node i listens on `first_port + i`; `None`: free ports.
+    pub first_port: Option<u16>,
+}
+
+struct Server {
+    name: String,
+    port: u16,
+    args: Vec<String>,
+    dir: PathBuf,
+    clock_file: Option<PathBuf>,
+    child: Option<Child>,
+    stopped: bool,
+}
+
+/// The running servers.
+pub struct Supervisor {
+    servers: Vec<Server>,
+    root: PathBuf,
+    program: PathBuf,
+    preload: Option<PathBuf>,
+}
+
+/// `redis-server --version`'s version, refused unless its major is [`MAJOR_VERSION`].
+pub fn version(program: &PathBuf) -> Result<String, ReproduceError> {
+    let out = Command::new(program).arg("--version").output().map_err(|e| {
+        let why = match e.kind() {
+            ErrorKind::NotFound => "not found; install Redis 7 (Debian/Ubuntu: `apt-get install -y redis-server`) or name it with --redis-server".to_string(),
+            _ => e.to_string(),
+        };
+        ReproduceError::bad_environment(format!("{}: {why}", program.display()))
+    })?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let v = text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("v="))
+        .ok_or_else(|| {
+            ReproduceError::bad_environment(format!(
+                "{} --version printed no `v=` version: {}",
+                program.display(),
+                text.trim()
+            ))
+        })?;
+    let major = v.split('.').next().and_then(|m| m.parse::<u32>().ok());
+    if major != Some(MAJOR_VERSION) {
+        return Err(ReproduceError::bad_environment(format!(
+            "{} is Redis {v}; the model answers like Redis {MAJOR_VERSION}.x",
+            program.display()
+        )));
+    }
+    Ok(v.to_string())
+}
+
+impl Supervisor {
+    /// Starts every node and waits until each answers PING; on any failure every server
+    /// started so far is killed and the reason returned.
+    pub fn start(
+        nodes: &[NodeSetup],
+        options: &ServerOptions,
+        root: PathBuf,
+        clock: Option<&ClockFiles>,
+    ) -> Result<Supervisor, ReproduceError> {
+        let mut s = Supervisor {
+            servers: Vec::new(),
+            root,
+            program: options.program.clone(),
+            preload: clock.map(|c| c.library.clone()),
+        };
+        for (i, node) in nodes.iter().enumerate() {
+            let port = match options.first_port {
+                Some(p) => p + i as u16,
+                None => free_port()?,
+            };
+            let dir = s.root.join(&node.name);
+            fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+            let clock_file = match clock {
+                Some(c) => {
+                    let f = dir.join("clock");
+                    c.create(&f).map_err(|e| io_error(&f, e))?;
+                    Some(f)
+                }
+                None => None,
+            };
+            s.servers.push(Server {
+                name: node.name.clone(),
+                port,
+                args: server_args(port, &dir, node.persistence),
+                dir,
+                clock_file,
+                child: None,
+                stopped: false,
+            });
+            s.launch(i)?;
+        }
+        Ok(s)
+    }
+
+    pub fn port(&self, i: usize) -> u16 {
+        self.servers[i].port
+    }
+
+    pub fn clock_file(&self, i: usize) -> Option<&PathBuf> {
+        self.servers[i].clock_file.as_ref()
+    }
+
+    /// The PIDs of the servers running now.
+    pub fn pids(&self) -> Vec<u32> {
+        self.servers
+            .iter()
+            .filter_map(|s| s.child.as_ref().map(|c| c.id()))
+            .collect()
+    }
+
+    /// SIGSTOP: the node freezes; the kernel still queues what is sent to it.
+    pub fn pause(&mut self, i: usize) {
+        self.signal(i, libc::SIGSTOP);
+        self.servers[i].stopped = true;
+    }
+
+    /// SIGCONT.
+    pub fn resume(&mut self, i: usize) {
+        self.signal(i, libc::SIGCONT);
+        self.servers[i].stopped = false;
+    }
+
+    /// `kill -9`: the node dies with whatever it had not written.
+    pub fn crash(&mut self, i: usize) {
+        let server = &mut self.servers[i];
+        if let Some(mut child) = server.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        server.stopped = false;
+    }
+
+    /// Starts a crashed node again on its port, directory and clock.
+    pub fn restart(&mut self, i: usize) -> Result<(), ReproduceError> {
+        self.launch(i)
+    }
+
+    fn signal(&self, i: usize, signal: libc::c_int) {
+        if let Some(child) = &self.servers[i].child {
+            // SAFETY: kill(2) on the PID of a child this supervisor spawned and has not reaped.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        }
+    }
+
+    fn launch(&mut self, i: usize) -> Result<(), ReproduceError> {
+        let server = &self.servers[i];
+        let log_path = server.dir.join("redis.log");
+        let log = fs::File::create(&log_path).map_err(|e| io_error(&log_path, e))?;
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&server.args)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| io_error(&log_path, e))?)
+            .stderr(log);
+        if let (Some(lib), Some(file)) = (&self.preload, &server.clock_file) {
+            cmd.env("LD_PRELOAD", lib).env("LOCKCHECK_CLOCK_FILE", file);
+        }
+        let child = cmd.spawn().map_err(|e| {
+            ReproduceError::bad_environment(format!("cannot start {}: {e}", self.program.display()))
+        })?;
+        let (name, port) = (server.name.clone(), server.port);
+        self.servers[i].child = Some(child);
+        self.wait_ready(i)
+            .map_err(|why| ReproduceError::environment(format!("{name} (port {port}): {why}")))
+    }
+
+    /// Waits for PING to answer PONG; otherwise why not, from the server's log.
+    fn wait_ready(&mut self, i: usize) -> Result<(), String> {
+        let deadline = super::clock::mono_ns() + READY_WITHIN_MS * 1_000_000;
+        while super::clock::mono_ns() < deadline {
+            let server = &mut self.servers[i];
+            let exited = server
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten());
+            if let Some(status) = exited {
+                server.child = None;
+                let log = fs::read_to_string(server.dir.join("redis.log")).unwrap_or_default();
+                return Err(
+                    match log.lines().find(|l| l.contains("Address already in use")) {
+                        Some(_) => format!("port {} is taken", server.port),
+                        None => format!(
+                            "redis-server exited ({status}) before answering: {}",
+                            last_lines(&log)
+                        ),
+                    },
+                );
+            }
+            if pings(server.port) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err(format!(
+            "redis-server did not answer PING within {} ms",
+            READY_WITHIN_MS
+        ))
+    }
+}
+
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        for i in 0..self.servers.len() {
+            if self.servers[i].stopped {
+                self.resume(i);
+            }
+            self.crash(i);
+        }
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn server_args(port: u16, dir: &std::path::Path, persistence: Persistence) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--port",
+        &port.to_string(),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--daemonize",
+        "no",
+        "--dir",
+        &dir.to_string_lossy(),
+        "--enable-debug-command",
+        "local",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let aof = match persistence {
+        Persistence::None => vec!["--appendonly", "no"],
+        Persistence::AofEverySec => vec!["--appendonly", "yes", "--appendfsync", "everysec"],
+        Persistence::AofAlways => vec!["--appendonly", "yes", "--appendfsync", "always"],
+    };
+    args.extend(aof.into_iter().map(String::from));
+    args
+}
+
+fn pings(port: u16) -> bool {
+    let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut w = &stream;
+    if resp::write_command(&mut w, &[b"PING".to_vec()]).is_err() {
+        return false;
+    }
+    let reply = resp::read_reply(&mut BufReader::new(&stream));
+    matches!(reply, Ok(lockcheck_model::redis::Reply::Status(s)) if s == "PONG")
+}
+
+/// A loopback port that was free a moment ago.
+fn free_port() -> Result<u16, ReproduceError> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| ReproduceError::environment(format!("no free loopback port: {e}")))
+}
+
+fn io_error(path: &std::path::Path, e: std::io::Error) -> ReproduceError {
+    ReproduceError::environment(format!("{}: {e}", path.display()))
+}
+
+fn last_lines(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(3)..].join(" | ")
+}
