@@ -13,6 +13,7 @@
 //! servers alike through a small preloaded clock library (`clock.rs`, `clock_shim.c`).
 
 pub mod clock;
+pub mod conns;
 pub mod matcher;
 pub mod observed;
 pub mod plan;

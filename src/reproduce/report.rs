@@ -111,6 +111,7 @@ pub fn json(r: &Reproduction) -> Value {
         "runs": r.runs.iter().map(|run| json!({
             "verdict": run.verdict,
             "worst_late_ms": run.worst_late_ms,
+            "server_pids": run.pids,
             "steps": run.records.iter().map(|s| json!({
                 "step": s.step,
                 "label": s.label,

@@ -9,20 +9,16 @@ use super::matcher::{compare, tolerance_ms};
 use super::plan::{Plan, PlannedStep, RealAction};
 use super::server::{ServerOptions, Supervisor};
 use super::verdict::{reply_text, StepRecord};
-use super::{resp, ReproduceError};
+use super::conns::Connections;
+use super::ReproduceError;
 use lockcheck_model::redis::Reply;
-use lockcheck_sim::world::ProcessId;
-use std::collections::{BTreeMap, VecDeque};
-use std::io::BufReader;
-use std::net::TcpStream;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Real time the servers get between the last connection and virtual 0.
 const WARMUP_MS: i64 = 300;
-/// How long a reply may take (real time) once the model has delivered it.
-const REPLY_WITHIN: Duration = Duration::from_secs(3);
 
 static RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -47,18 +43,11 @@ pub struct RunRecord {
     pub pids: Vec<u32>,
 }
 
-struct Conn {
-    stream: TcpStream,
-    reader: BufReader<TcpStream>,
-    /// Ids of the requests sent whose replies are still to be read, oldest first.
-    pending: VecDeque<u32>,
-}
-
 struct Runner<'a> {
     plan: &'a Plan,
     options: &'a RunOptions,
     supervisor: Supervisor,
-    conns: BTreeMap<(ProcessId, usize), Conn>,
+    conns: Connections,
     pids: Vec<u32>,
     worst_late_ms: f64,
 }
@@ -89,12 +78,13 @@ pub fn run_once(
         options,
         pids: supervisor.pids(),
         supervisor,
-        conns: BTreeMap::new(),
+        conns: Connections::default(),
         worst_late_ms: 0.0,
     };
     for s in &plan.steps {
         if let RealAction::Send { client, node, .. } = s.action {
-            runner.connection(client, node)?;
+            let port = runner.supervisor.port(node);
+            runner.conns.open(client, node, port).map_err(ReproduceError::environment)?;
         }
     }
     vclock.start(WARMUP_MS);
@@ -162,6 +152,10 @@ impl Runner<'_> {
             }
             let differs = record.matched.is_some_and(|m| !m.agrees());
             records.push(record);
+            if crate::interrupt::requested() {
+                let why = format!("interrupted by {}", crate::interrupt::signal_name());
+                return (records, replies, Some(why));
+            }
             if differs {
                 break;
             }
@@ -183,11 +177,12 @@ impl Runner<'_> {
                 id,
                 argv,
             } => {
-                let conn = self.connection(*client, *node).map_err(|e| e.message)?;
-                if let Err(e) = resp::write_command(&mut conn.stream, argv) {
-                    record.actual = Some(format!("(not sent: {e})"));
+                self.settle(*node);
+                let port = self.supervisor.port(*node);
+                self.conns.open(*client, *node, port)?;
+                if let Err(e) = self.conns.send(*client, *node, *id, argv) {
+                    record.actual = Some(format!("({e})"));
                 }
-                conn.pending.push_back(*id);
             }
             RealAction::Expect {
                 client,
@@ -197,7 +192,7 @@ impl Runner<'_> {
                 ttl_valued,
             } => {
                 record.expected = Some(reply_text(reply));
-                let actual = self.read_reply(*client, *node, *id);
+                let actual = self.conns.reply(*client, *node, *id);
                 let tolerance = tolerance_ms(self.options.speed, self.worst_late_ms);
                 record.matched = Some(match &actual {
                     Ok(real) => compare(reply, real, *ttl_valued, tolerance),
@@ -212,17 +207,22 @@ impl Runner<'_> {
                     Err(why) => format!("({why})"),
                 });
             }
-            RealAction::Pause { node } => self.supervisor.pause(*node),
+            RealAction::Pause { node } => {
+                self.settle(*node);
+                self.supervisor.pause(*node);
+            }
             RealAction::Resume { node } => self.supervisor.resume(*node),
             RealAction::Crash { node } => {
+                self.settle(*node);
                 self.supervisor.crash(*node);
-                self.conns.retain(|(_, n), _| n != node);
+                self.conns.close(*node);
             }
             RealAction::Restart { node } => {
                 self.supervisor.restart(*node).map_err(|e| e.message)?;
                 self.pids = merge(&self.pids, &self.supervisor.pids());
             }
             RealAction::ClockStep { node, delta_ms } => {
+                self.settle(*node);
                 let file = self
                     .supervisor
                     .clock_file(*node)
@@ -234,51 +234,11 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// The connection of (`client`, `node`), opened if there is none (first use, or after
-    /// a crash of the node).
-    fn connection(&mut self, client: ProcessId, node: usize) -> Result<&mut Conn, ReproduceError> {
-        if !self.conns.contains_key(&(client, node)) {
-            let port = self.supervisor.port(node);
-            let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| {
-                ReproduceError::environment(format!(
-                    "cannot connect to the server on port {port}: {e}"
-                ))
-            })?;
-            let _ = stream.set_nodelay(true);
-            let _ = stream.set_read_timeout(Some(REPLY_WITHIN));
-            let reader = BufReader::new(
-                stream
-                    .try_clone()
-                    .map_err(|e| ReproduceError::environment(e.to_string()))?,
-            );
-            self.conns.insert(
-                (client, node),
-                Conn {
-                    stream,
-                    reader,
-                    pending: VecDeque::new(),
-                },
-            );
+    /// Reads ahead the replies on a running node (see `conns.rs`).
+    fn settle(&mut self, node: usize) {
+        if !self.supervisor.is_paused(node) {
+            self.conns.settle(node);
         }
-        Ok(self.conns.get_mut(&(client, node)).expect("just inserted"))
-    }
-
-    /// The reply to request `id`, dropping the replies to earlier requests the model lost.
-    fn read_reply(&mut self, client: ProcessId, node: usize, id: u32) -> Result<Reply, String> {
-        let conn = self
-            .conns
-            .get_mut(&(client, node))
-            .ok_or("the connection was closed by a crash")?;
-        if !conn.pending.contains(&id) {
-            return Err("the command was never sent".into());
-        }
-        while let Some(front) = conn.pending.pop_front() {
-            let reply = resp::read_reply(&mut conn.reader).map_err(|e| format!("no reply: {e}"))?;
-            if front == id {
-                return Ok(reply);
-            }
-        }
-        unreachable!("`id` is pending")
     }
 }
 

@@ -12,6 +12,7 @@ use std::fs;
 use std::io::{BufReader, ErrorKind};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -144,6 +145,11 @@ impl Supervisor {
             .collect()
     }
 
+    /// Whether node `i` is stopped (SIGSTOP).
+    pub fn is_paused(&self, i: usize) -> bool {
+        self.servers[i].stopped
+    }
+
     /// SIGSTOP: the node freezes; the kernel still queues what is sent to it.
     pub fn pause(&mut self, i: usize) {
         self.signal(i, libc::SIGSTOP);
@@ -187,6 +193,16 @@ impl Supervisor {
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|e| io_error(&log_path, e))?)
             .stderr(log);
+        // Its own process group, so that a Ctrl-C reaches the replayer alone (which then kills
+        // it by PID); and SIGKILL when the replayer dies without cleaning up.
+        cmd.process_group(0);
+        // SAFETY: prctl is async-signal-safe and touches only the child being set up.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
         if let (Some(lib), Some(file)) = (&self.preload, &server.clock_file) {
             cmd.env("LD_PRELOAD", lib).env("LOCKCHECK_CLOCK_FILE", file);
         }

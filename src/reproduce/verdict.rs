@@ -72,6 +72,11 @@ impl Verdict {
 /// The verdict of a run whose steps did `records`; `stopped` says why it ended early, if it
 /// did.
 pub fn decide(records: &[StepRecord], stopped: Option<&str>, observed: &Observed) -> Verdict {
+    if let Some(why) = stopped {
+        return Verdict::Inconclusive {
+            why: why.to_string(),
+        };
+    }
     let mut worst_late_ms = 0.0f64;
     let mut missed: Option<&StepRecord> = None;
     for r in records {
