@@ -23,10 +23,11 @@ const REPLY_WITHIN: Duration = Duration::from_secs(3);
 struct Conn {
     /// The open connection; `None` once its server crashed.
     stream: Option<(TcpStream, BufReader<TcpStream>)>,
-    /// Requests sent whose replies are not read yet, oldest first.
-    unread: VecDeque<u32>,
-    /// Replies read ahead, by request id.
-    read: BTreeMap<u32, Reply>,
+    /// Requests sent whose replies the model has not delivered, in the order sent, each
+    /// with its reply once read (replies are read in order, so the unread ones are last).
+    /// Request ids repeat (they name a lock and a purpose): a reply belongs to the oldest
+    /// request of its id, as on the model's first-in first-out links.
+    sent: VecDeque<(u32, Option<Reply>)>,
 }
 
 /// Every connection, by (client, node index).
@@ -40,8 +41,7 @@ impl Connections {
     pub fn open(&mut self, client: ProcessId, node: usize, port: u16) -> Result<(), String> {
         let conn = self.conns.entry((client, node)).or_insert(Conn {
             stream: None,
-            unread: VecDeque::new(),
-            read: BTreeMap::new(),
+            sent: VecDeque::new(),
         });
         if conn.stream.is_none() {
             let stream = TcpStream::connect(("127.0.0.1", port))
@@ -50,68 +50,85 @@ impl Connections {
             let _ = stream.set_read_timeout(Some(REPLY_WITHIN));
             let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
             conn.stream = Some((stream, reader));
-            conn.unread.clear();
         }
         Ok(())
     }
 
     /// Writes request `id` on the (open) connection of (`client`, `node`).
-    pub fn send(&mut self, client: ProcessId, node: usize, id: u32, argv: &[Vec<u8>]) -> Result<(), String> {
+    pub fn send(
+        &mut self,
+        client: ProcessId,
+        node: usize,
+        id: u32,
+        argv: &[Vec<u8>],
+    ) -> Result<(), String> {
         let conn = self.conns.get_mut(&(client, node)).ok_or("no connection")?;
         let (stream, _) = conn.stream.as_mut().ok_or("the connection is closed")?;
         resp::write_command(stream, argv).map_err(|e| format!("not sent: {e}"))?;
-        conn.unread.push_back(id);
+        conn.sent.push_back((id, None));
         Ok(())
     }
 
     /// Reads every reply still unread on the connections to `node` (see the module doc).
     pub fn settle(&mut self, node: usize) {
         for ((_, n), conn) in self.conns.iter_mut() {
-            if *n != node {
-                continue;
-            }
-            while let Some(id) = conn.unread.front().copied() {
-                let Some((_, reader)) = conn.stream.as_mut() else { break };
-                match resp::read_reply(reader) {
-                    Ok(reply) => {
-                        conn.read.insert(id, reply);
-                        conn.unread.pop_front();
-                    }
-                    Err(_) => {
-                        conn.stream = None;
-                        break;
-                    }
-                }
+            if *n == node {
+                while conn.read_next().is_ok_and(|more| more) {}
             }
         }
     }
 
-    /// `node` crashed: its connections close (the replies already read stay).
+    /// `node` crashed: its connections close; the requests it had not answered never will
+    /// be (the replies already read stay).
     pub fn close(&mut self, node: usize) {
         for ((_, n), conn) in self.conns.iter_mut() {
             if *n == node {
                 conn.stream = None;
-                conn.unread.clear();
+                conn.sent.retain(|(_, reply)| reply.is_some());
             }
         }
     }
 
-    /// The reply to request `id`, dropping replies to earlier requests the model lost.
+    /// The reply to the oldest request `id` on the connection of (`client`, `node`).
     pub fn reply(&mut self, client: ProcessId, node: usize, id: u32) -> Result<Reply, String> {
-        let conn = self.conns.get_mut(&(client, node)).ok_or("the command was never sent")?;
-        if let Some(reply) = conn.read.remove(&id) {
-            return Ok(reply);
-        }
-        if !conn.unread.contains(&id) {
-            return Err("no reply: the server crashed before answering".into());
-        }
-        let (_, reader) = conn.stream.as_mut().ok_or("the connection is closed")?;
-        while let Some(front) = conn.unread.pop_front() {
-            let reply = resp::read_reply(reader).map_err(|e| format!("no reply: {e}"))?;
-            if front == id {
-                return Ok(reply);
+        let conn = self
+            .conns
+            .get_mut(&(client, node))
+            .ok_or("the command was never sent")?;
+        let at = conn.sent.iter().position(|(i, _)| *i == id).ok_or(
+            "no reply: the command was never sent, or the server crashed before answering",
+        )?;
+        while conn.sent[at].1.is_none() {
+            if !conn.read_next()? {
+                return Err("the connection is closed".into());
             }
         }
-        Err("the command was never sent".into())
+        Ok(conn
+            .sent
+            .remove(at)
+            .and_then(|(_, r)| r)
+            .expect("read above"))
+    }
+}
+
+impl Conn {
+    /// Reads the reply of the oldest unread request: whether there was one to read.
+    fn read_next(&mut self) -> Result<bool, String> {
+        let Some(slot) = self.sent.iter_mut().find(|(_, r)| r.is_none()) else {
+            return Ok(false);
+        };
+        let Some((_, reader)) = self.stream.as_mut() else {
+            return Ok(false);
+        };
+        match resp::read_reply(reader) {
+            Ok(reply) => {
+                slot.1 = Some(reply);
+                Ok(true)
+            }
+            Err(e) => {
+                self.stream = None;
+                Err(format!("no reply: {e}"))
+            }
+        }
     }
 }

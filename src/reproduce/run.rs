@@ -5,11 +5,11 @@
 //! gone when it returns, whatever happened.
 
 use super::clock::{self, ClockFiles, VirtualClock};
+use super::conns::Connections;
 use super::matcher::{compare, tolerance_ms};
 use super::plan::{Plan, PlannedStep, RealAction};
 use super::server::{ServerOptions, Supervisor};
 use super::verdict::{reply_text, StepRecord};
-use super::conns::Connections;
 use super::ReproduceError;
 use lockcheck_model::redis::Reply;
 use std::collections::BTreeMap;
@@ -84,7 +84,10 @@ pub fn run_once(
     for s in &plan.steps {
         if let RealAction::Send { client, node, .. } = s.action {
             let port = runner.supervisor.port(node);
-            runner.conns.open(client, node, port).map_err(ReproduceError::environment)?;
+            runner
+                .conns
+                .open(client, node, port)
+                .map_err(ReproduceError::environment)?;
         }
     }
     vclock.start(WARMUP_MS);

@@ -11,8 +11,8 @@ use lockcheck_model::node::Persistence;
 use std::fs;
 use std::io::{BufReader, ErrorKind};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
