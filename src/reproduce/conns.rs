@@ -69,10 +69,11 @@ impl Connections {
         Ok(())
     }
 
-    /// Reads every reply still unread on the connections to `node` (see the module doc).
-    pub fn settle(&mut self, node: usize) {
-        for ((_, n), conn) in self.conns.iter_mut() {
-            if *n == node {
+    /// Reads every reply still unread on the connections to `node` but `except`'s (whose
+    /// own commands keep their order; see the module doc).
+    pub fn settle(&mut self, node: usize, except: Option<ProcessId>) {
+        for ((client, n), conn) in self.conns.iter_mut() {
+            if *n == node && Some(*client) != except {
                 while conn.read_next().is_ok_and(|more| more) {}
             }
         }

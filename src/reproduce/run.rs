@@ -12,6 +12,7 @@ use super::server::{ServerOptions, Supervisor};
 use super::verdict::{reply_text, StepRecord};
 use super::ReproduceError;
 use lockcheck_model::redis::Reply;
+use lockcheck_sim::world::ProcessId;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -180,7 +181,7 @@ impl Runner<'_> {
                 id,
                 argv,
             } => {
-                self.settle(*node);
+                self.settle(*node, Some(*client));
                 let port = self.supervisor.port(*node);
                 self.conns.open(*client, *node, port)?;
                 if let Err(e) = self.conns.send(*client, *node, *id, argv) {
@@ -211,12 +212,12 @@ impl Runner<'_> {
                 });
             }
             RealAction::Pause { node } => {
-                self.settle(*node);
+                self.settle(*node, None);
                 self.supervisor.pause(*node);
             }
             RealAction::Resume { node } => self.supervisor.resume(*node),
             RealAction::Crash { node } => {
-                self.settle(*node);
+                self.settle(*node, None);
                 self.supervisor.crash(*node);
                 self.conns.close(*node);
             }
@@ -225,7 +226,7 @@ impl Runner<'_> {
                 self.pids = merge(&self.pids, &self.supervisor.pids());
             }
             RealAction::ClockStep { node, delta_ms } => {
-                self.settle(*node);
+                self.settle(*node, None);
                 let file = self
                     .supervisor
                     .clock_file(*node)
@@ -238,9 +239,9 @@ impl Runner<'_> {
     }
 
     /// Reads ahead the replies on a running node (see `conns.rs`).
-    fn settle(&mut self, node: usize) {
+    fn settle(&mut self, node: usize, except: Option<ProcessId>) {
         if !self.supervisor.is_paused(node) {
-            self.conns.settle(node);
+            self.conns.settle(node, except);
         }
     }
 }

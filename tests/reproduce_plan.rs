@@ -1,0 +1,95 @@
+//! The planner and slack analysis of `reproduce` on built-in counterexamples, without Redis:
+//! which steps become real actions, when a node fault ends, what is refused, and how much
+//! slack a command has against the deadlines near it.
+
+use lockcheck::reproduce::plan::{plan, Plan, RealAction};
+use lockcheck::reproduce::slack::slack;
+use lockcheck::scenario::builtin;
+use lockcheck::testing;
+
+fn planned(name: &str) -> (Result<Plan, String>, Vec<Option<u64>>) {
+    let checked = testing::check(&builtin::by_name(name).expect("a built-in"));
+    let world = &checked.checked.world;
+    let (_, path) = checked
+        .checked
+        .report
+        .first_violation()
+        .expect("a violating built-in");
+    match plan(world, path) {
+        Ok(p) => {
+            let s = slack(world, path, &p);
+            (Ok(p), s)
+        }
+        Err(u) => (Err(u.to_string()), Vec::new()),
+    }
+}
+
+fn count(p: &Plan, f: impl Fn(&RealAction) -> bool) -> usize {
+    p.steps.iter().filter(|s| f(&s.action)).count()
+}
+
+#[test]
+fn a_client_pause_is_a_note_and_every_command_has_its_reply() {
+    let (p, slack) = planned("kleppmann-pause-past-lease");
+    let p = p.unwrap();
+    assert_eq!(p.nodes.len(), 1);
+    assert!(!p.steps_clocks);
+    let sends = count(&p, |a| matches!(a, RealAction::Send { .. }));
+    let expects = count(&p, |a| matches!(a, RealAction::Expect { .. }));
+    assert_eq!((sends, expects), (8, 8), "client-1's SET NX, client-2's six, its release");
+    assert_eq!(count(&p, |a| matches!(a, RealAction::Pause { .. })), 0);
+    let pause = p.steps.iter().find(|s| s.label.starts_with("pause client-1")).unwrap();
+    assert_eq!(pause.action, RealAction::Note);
+    // The retry at 8,109 ms finds the lock held until 10,001 ms: 1,892 ms of slack; the
+    // one at 10,111 ms finds it gone 110 ms before.
+    let slack_at = |t: u64| {
+        let i = p.steps.iter().position(|s| s.at_ms == t && matches!(s.action, RealAction::Send { .. })).unwrap();
+        slack[i]
+    };
+    assert_eq!(slack_at(8_109), Some(1_892));
+    assert_eq!(slack_at(10_111), Some(110));
+}
+
+#[test]
+fn a_crash_is_followed_by_its_restart_at_the_model_s_time() {
+    let (p, _) = planned("restart-without-persistence");
+    let p = p.unwrap();
+    let crash = p.steps.iter().find(|s| matches!(s.action, RealAction::Crash { .. })).unwrap();
+    let restart = p.steps.iter().find(|s| matches!(s.action, RealAction::Restart { .. })).unwrap();
+    assert_eq!(restart.at_ms, crash.at_ms + 1_000);
+    assert_eq!(restart.step, crash.step, "the restart belongs to the crash's step");
+}
+
+#[test]
+fn a_node_clock_step_is_planned_and_needs_the_clock_library() {
+    let (p, _) = planned("kleppmann-clock-jump");
+    let p = p.unwrap();
+    assert!(p.steps_clocks);
+    let steps: Vec<_> = p.steps.iter().filter_map(|s| match s.action {
+        RealAction::ClockStep { node, delta_ms } => Some((p.nodes[node].name.clone(), delta_ms)),
+        _ => None,
+    }).collect();
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    assert!(steps[0].1 > 0);
+}
+
+#[test]
+fn a_node_pause_ends_with_a_resume() {
+    let (p, _) = planned("seed-000-redlock-process-pause");
+    let p = p.unwrap();
+    let pauses = count(&p, |a| matches!(a, RealAction::Pause { .. }));
+    let resumes = count(&p, |a| matches!(a, RealAction::Resume { .. }));
+    assert_eq!(pauses, resumes);
+    let times: Vec<u64> = p.steps.iter().map(|s| s.at_ms).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "the plan runs forward in time");
+}
+
+#[test]
+fn replicas_sentinels_and_disk_faults_are_refused_with_the_step_and_reason() {
+    let (p, _) = planned("failover-loses-lock");
+    let why = p.unwrap_err();
+    assert!(why.contains("is a replica"), "{why}");
+    let (p, _) = planned("aof-stall-power-loss");
+    let why = p.unwrap_err();
+    assert!(why.contains("disk stall") && why.contains("a fault of the node itself"), "{why}");
+}
