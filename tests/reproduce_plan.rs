@@ -36,14 +36,26 @@ fn a_client_pause_is_a_note_and_every_command_has_its_reply() {
     assert!(!p.steps_clocks);
     let sends = count(&p, |a| matches!(a, RealAction::Send { .. }));
     let expects = count(&p, |a| matches!(a, RealAction::Expect { .. }));
-    assert_eq!((sends, expects), (8, 8), "client-1's SET NX, client-2's six, its release");
+    assert_eq!(
+        (sends, expects),
+        (8, 8),
+        "client-1's SET NX, client-2's six, its release"
+    );
     assert_eq!(count(&p, |a| matches!(a, RealAction::Pause { .. })), 0);
-    let pause = p.steps.iter().find(|s| s.label.starts_with("pause client-1")).unwrap();
+    let pause = p
+        .steps
+        .iter()
+        .find(|s| s.label.starts_with("pause client-1"))
+        .unwrap();
     assert_eq!(pause.action, RealAction::Note);
     // The retry at 8,109 ms finds the lock held until 10,001 ms: 1,892 ms of slack; the
     // one at 10,111 ms finds it gone 110 ms before.
     let slack_at = |t: u64| {
-        let i = p.steps.iter().position(|s| s.at_ms == t && matches!(s.action, RealAction::Send { .. })).unwrap();
+        let i = p
+            .steps
+            .iter()
+            .position(|s| s.at_ms == t && matches!(s.action, RealAction::Send { .. }))
+            .unwrap();
         slack[i]
     };
     assert_eq!(slack_at(8_109), Some(1_892));
@@ -54,10 +66,21 @@ fn a_client_pause_is_a_note_and_every_command_has_its_reply() {
 fn a_crash_is_followed_by_its_restart_at_the_model_s_time() {
     let (p, _) = planned("restart-without-persistence");
     let p = p.unwrap();
-    let crash = p.steps.iter().find(|s| matches!(s.action, RealAction::Crash { .. })).unwrap();
-    let restart = p.steps.iter().find(|s| matches!(s.action, RealAction::Restart { .. })).unwrap();
+    let crash = p
+        .steps
+        .iter()
+        .find(|s| matches!(s.action, RealAction::Crash { .. }))
+        .unwrap();
+    let restart = p
+        .steps
+        .iter()
+        .find(|s| matches!(s.action, RealAction::Restart { .. }))
+        .unwrap();
     assert_eq!(restart.at_ms, crash.at_ms + 1_000);
-    assert_eq!(restart.step, crash.step, "the restart belongs to the crash's step");
+    assert_eq!(
+        restart.step, crash.step,
+        "the restart belongs to the crash's step"
+    );
 }
 
 #[test]
@@ -65,10 +88,16 @@ fn a_node_clock_step_is_planned_and_needs_the_clock_library() {
     let (p, _) = planned("kleppmann-clock-jump");
     let p = p.unwrap();
     assert!(p.steps_clocks);
-    let steps: Vec<_> = p.steps.iter().filter_map(|s| match s.action {
-        RealAction::ClockStep { node, delta_ms } => Some((p.nodes[node].name.clone(), delta_ms)),
-        _ => None,
-    }).collect();
+    let steps: Vec<_> = p
+        .steps
+        .iter()
+        .filter_map(|s| match s.action {
+            RealAction::ClockStep { node, delta_ms } => {
+                Some((p.nodes[node].name.clone(), delta_ms))
+            }
+            _ => None,
+        })
+        .collect();
     assert_eq!(steps.len(), 1, "{steps:?}");
     assert!(steps[0].1 > 0);
 }
@@ -81,7 +110,10 @@ fn a_node_pause_ends_with_a_resume() {
     let resumes = count(&p, |a| matches!(a, RealAction::Resume { .. }));
     assert_eq!(pauses, resumes);
     let times: Vec<u64> = p.steps.iter().map(|s| s.at_ms).collect();
-    assert!(times.windows(2).all(|w| w[0] <= w[1]), "the plan runs forward in time");
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "the plan runs forward in time"
+    );
 }
 
 #[test]
@@ -91,5 +123,8 @@ fn replicas_sentinels_and_disk_faults_are_refused_with_the_step_and_reason() {
     assert!(why.contains("is a replica"), "{why}");
     let (p, _) = planned("aof-stall-power-loss");
     let why = p.unwrap_err();
-    assert!(why.contains("disk stall") && why.contains("a fault of the node itself"), "{why}");
+    assert!(
+        why.contains("disk stall") && why.contains("a fault of the node itself"),
+        "{why}"
+    );
 }

@@ -28,7 +28,7 @@ static RUNS: AtomicUsize = AtomicUsize::new(0);
 pub struct RunOptions {
     pub speed: f64,
     pub server: ServerOptions,
-    /// Stalls the replayer this long (real ms) before trace step `.0`: a loaded machine, on
+    /// Stalls the replayer this long (real ms) when trace step `.0` is due: a loaded machine, on
     /// purpose (tests of the INCONCLUSIVE verdict).
     pub stall_before: Option<(usize, u64)>,
 }
@@ -135,6 +135,7 @@ impl Runner<'_> {
                 records.push(record);
                 continue;
             }
+            vclock.sleep_until(s.at_ms);
             if let Some((step, stall_ms)) = self.options.stall_before {
                 if step == s.step
                     && !matches!(
@@ -145,7 +146,6 @@ impl Runner<'_> {
                     std::thread::sleep(Duration::from_millis(stall_ms));
                 }
             }
-            vclock.sleep_until(s.at_ms);
             let real_ms = vclock.now_ms();
             record.real_ms = Some(real_ms);
             record.late_ms = (real_ms - s.at_ms as f64).max(0.0);
