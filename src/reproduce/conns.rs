@@ -8,6 +8,10 @@
 //! *settles* the server: it reads the replies of every command already sent there and keeps
 //! them until the model delivers them. A reply the model loses is read and dropped; a reply
 //! that was on its way when the server crashed is still delivered, as in the model.
+//!
+//! A client's SUBSCRIBE goes on a subscriber connection of its own (client libraries keep
+//! one apart, since a subscribed RESP2 connection takes no other command); the messages
+//! published to it arrive there between the replies and wait in their own queue.
 
 use super::resp;
 use lockcheck_model::redis::Reply;
@@ -28,20 +32,28 @@ struct Conn {
     /// Request ids repeat (they name a lock and a purpose): a reply belongs to the oldest
     /// request of its id, as on the model's first-in first-out links.
     sent: VecDeque<(u32, Option<Reply>)>,
+    /// Published messages read, oldest first (subscriber connections only).
+    pushes: VecDeque<Reply>,
+    subscriber: bool,
 }
+
+/// A connection: (client, node index, whether it is the client's subscriber connection).
+pub type Key = (ProcessId, usize, bool);
 
 /// Every connection, by (client, node index).
 #[derive(Default)]
 pub struct Connections {
-    conns: BTreeMap<(ProcessId, usize), Conn>,
+    conns: BTreeMap<Key, Conn>,
 }
 
 impl Connections {
-    /// Opens the connection of (`client`, `node`) on `port` unless one is open.
-    pub fn open(&mut self, client: ProcessId, node: usize, port: u16) -> Result<(), String> {
-        let conn = self.conns.entry((client, node)).or_insert(Conn {
+    /// Opens connection `key` to the server on `port` unless it is open.
+    pub fn open(&mut self, key: Key, port: u16) -> Result<(), String> {
+        let conn = self.conns.entry(key).or_insert(Conn {
             stream: None,
             sent: VecDeque::new(),
+            pushes: VecDeque::new(),
+            subscriber: key.2,
         });
         if conn.stream.is_none() {
             let stream = TcpStream::connect(("127.0.0.1", port))
@@ -54,15 +66,9 @@ impl Connections {
         Ok(())
     }
 
-    /// Writes request `id` on the (open) connection of (`client`, `node`).
-    pub fn send(
-        &mut self,
-        client: ProcessId,
-        node: usize,
-        id: u32,
-        argv: &[Vec<u8>],
-    ) -> Result<(), String> {
-        let conn = self.conns.get_mut(&(client, node)).ok_or("no connection")?;
+    /// Writes request `id` on the (open) connection `key`.
+    pub fn send(&mut self, key: Key, id: u32, argv: &[Vec<u8>]) -> Result<(), String> {
+        let conn = self.conns.get_mut(&key).ok_or("no connection")?;
         let (stream, _) = conn.stream.as_mut().ok_or("the connection is closed")?;
         resp::write_command(stream, argv).map_err(|e| format!("not sent: {e}"))?;
         conn.sent.push_back((id, None));
@@ -72,9 +78,9 @@ impl Connections {
     /// Reads every reply still unread on the connections to `node` but `except`'s (whose
     /// own commands keep their order; see the module doc).
     pub fn settle(&mut self, node: usize, except: Option<ProcessId>) {
-        for ((client, n), conn) in self.conns.iter_mut() {
+        for ((client, n, _), conn) in self.conns.iter_mut() {
             if *n == node && Some(*client) != except {
-                while conn.read_next().is_ok_and(|more| more) {}
+                while conn.unread() && conn.read_value().is_ok() {}
             }
         }
     }
@@ -82,7 +88,7 @@ impl Connections {
     /// `node` crashed: its connections close; the requests it had not answered never will
     /// be (the replies already read stay).
     pub fn close(&mut self, node: usize) {
-        for ((_, n), conn) in self.conns.iter_mut() {
+        for ((_, n, _), conn) in self.conns.iter_mut() {
             if *n == node {
                 conn.stream = None;
                 conn.sent.retain(|(_, reply)| reply.is_some());
@@ -90,19 +96,17 @@ impl Connections {
         }
     }
 
-    /// The reply to the oldest request `id` on the connection of (`client`, `node`).
-    pub fn reply(&mut self, client: ProcessId, node: usize, id: u32) -> Result<Reply, String> {
+    /// The reply to the oldest request `id` on connection `key`.
+    pub fn reply(&mut self, key: Key, id: u32) -> Result<Reply, String> {
         let conn = self
             .conns
-            .get_mut(&(client, node))
+            .get_mut(&key)
             .ok_or("the command was never sent")?;
         let at = conn.sent.iter().position(|(i, _)| *i == id).ok_or(
             "no reply: the command was never sent, or the server crashed before answering",
         )?;
         while conn.sent[at].1.is_none() {
-            if !conn.read_next()? {
-                return Err("the connection is closed".into());
-            }
+            conn.read_value()?;
         }
         Ok(conn
             .sent
@@ -110,26 +114,53 @@ impl Connections {
             .and_then(|(_, r)| r)
             .expect("read above"))
     }
+
+    /// The next message published to `client` by `node`.
+    pub fn push(&mut self, client: ProcessId, node: usize) -> Result<Reply, String> {
+        let conn = self
+            .conns
+            .get_mut(&(client, node, true))
+            .ok_or("the client never subscribed")?;
+        loop {
+            if let Some(push) = conn.pushes.pop_front() {
+                return Ok(push);
+            }
+            conn.read_value()?;
+        }
+    }
 }
 
 impl Conn {
-    /// Reads the reply of the oldest unread request: whether there was one to read.
-    fn read_next(&mut self) -> Result<bool, String> {
-        let Some(slot) = self.sent.iter_mut().find(|(_, r)| r.is_none()) else {
-            return Ok(false);
-        };
-        let Some((_, reader)) = self.stream.as_mut() else {
-            return Ok(false);
-        };
-        match resp::read_reply(reader) {
-            Ok(reply) => {
-                slot.1 = Some(reply);
-                Ok(true)
-            }
+    /// Whether a request sent has its reply still unread.
+    fn unread(&self) -> bool {
+        self.sent.iter().any(|(_, r)| r.is_none()) && self.stream.is_some()
+    }
+
+    /// Reads one value: a published message (on a subscriber connection), or the reply of
+    /// the oldest unread request.
+    fn read_value(&mut self) -> Result<(), String> {
+        let (_, reader) = self.stream.as_mut().ok_or("the connection is closed")?;
+        let value = match resp::read_reply(reader) {
+            Ok(value) => value,
             Err(e) => {
                 self.stream = None;
-                Err(format!("no reply: {e}"))
+                return Err(format!("no reply: {e}"));
             }
+        };
+        if self.subscriber && is_published(&value) {
+            self.pushes.push_back(value);
+            return Ok(());
         }
+        match self.sent.iter_mut().find(|(_, r)| r.is_none()) {
+            Some(slot) => slot.1 = Some(value),
+            None => return Err(format!("a reply to no request: {value:?}")),
+        }
+        Ok(())
     }
+}
+
+/// Whether `value` is a message published on a channel (`["message", channel, payload]`).
+fn is_published(value: &Reply) -> bool {
+    matches!(value, Reply::Array(Some(items))
+        if items.first() == Some(&Reply::Bulk(Some(b"message".to_vec()))))
 }

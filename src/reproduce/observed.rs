@@ -1,6 +1,8 @@
 //! The oracles, fed what was observed: the model's path is walked again with every real
 //! reply delivered in place of the model's, the model's clients reacting to it, and the
-//! recorded property evaluated in every state of that observed history.
+//! recorded property evaluated in every state of that observed history. A time to live that
+//! agreed within the tolerance keeps the model's value (the run passes only those it took
+//! as exact).
 
 use super::verdict::Observed;
 use crate::oracles::RedisWorld;

@@ -6,28 +6,32 @@
 //! reply to compare (`deliver node -> client`), or a node fault: a pause (SIGSTOP, then
 //! SIGCONT when it ends), a crash (`kill -9`, then a restart on the same directory), a clock
 //! step (the node's clock file). A step with no real mechanism yet (replication or Sentinel
-//! between real processes, pub/sub, disk faults) is refused before anything starts.
+//! between real processes, disk faults) is refused before anything starts. A SUBSCRIBE goes
+//! on a subscriber connection of its own, where the messages published to the client are read.
 
 use super::server::NodeSetup;
 use crate::oracles::RedisWorld;
 use lockcheck_model::msg::Msg;
+use lockcheck_model::node::Persistence;
 use lockcheck_model::process::Process;
 use lockcheck_model::redis::fair_scripts::FairKind;
 use lockcheck_model::redis::scripts::ScriptKind;
 use lockcheck_model::redis::{Command, Reply};
-use lockcheck_sim::world::{CrashKind, ProcessId, WorldAction};
+use lockcheck_sim::world::{ActionOf, CrashKind, ProcessId, WorldAction};
 use lockcheck_sim::Path;
 use std::collections::BTreeMap;
 
 /// What the replayer does at one instant.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RealAction {
-    /// Write the command on the connection of (`client`, node `node`).
+    /// Write the command on the connection of (`client`, node `node`): its subscriber
+    /// connection for a SUBSCRIBE (as client libraries keep one apart).
     Send {
         client: ProcessId,
         node: usize,
         id: u32,
         argv: Vec<Vec<u8>>,
+        subscriber: bool,
     },
     /// Read the reply to request `id` on that connection and compare it with `reply`.
     Expect {
@@ -37,6 +41,13 @@ pub enum RealAction {
         reply: Reply,
         /// Whether the reply is a remaining time to live (compared within the tolerance).
         ttl_valued: bool,
+        subscriber: bool,
+    },
+    /// Read the next message published to `client`'s subscriber connection and compare it.
+    ExpectPush {
+        client: ProcessId,
+        node: usize,
+        push: Reply,
     },
     Pause {
         node: usize,
@@ -110,20 +121,18 @@ pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsuppo
     let mut planner = Planner {
         world,
         node_of,
-        ttl_requests: BTreeMap::new(),
+        requests: BTreeMap::new(),
         later: Vec::new(),
         out: Vec::new(),
     };
     for (i, step) in path.steps.iter().enumerate() {
         let at_ms = path.states[i + 1].now_ms;
         planner.flush_until(at_ms);
-        let what = planner
-            .action(&step.action, at_ms)
-            .map_err(|why| Unsupported {
-                step: i + 1,
-                label: step.label.clone(),
-                why,
-            })?;
+        let what = planner.action(&step.action).map_err(|why| Unsupported {
+            step: i + 1,
+            label: step.label.clone(),
+            why,
+        })?;
         planner.out.push(PlannedStep {
             step: i + 1,
             label: step.label.clone(),
@@ -176,72 +185,36 @@ fn real_nodes(world: &RedisWorld) -> Result<Vec<(ProcessId, NodeSetup)>, Unsuppo
     Ok(nodes)
 }
 
+/// What a request is, as its reply needs it.
+#[derive(Clone, Copy, Debug, Default)]
+struct RequestKind {
+    /// Its reply is a remaining time to live.
+    ttl_valued: bool,
+    /// It subscribes (sent on the client's subscriber connection).
+    subscriber: bool,
+}
+
 struct Planner<'a> {
     world: &'a RedisWorld,
     node_of: BTreeMap<ProcessId, usize>,
-    /// (client, node, id) of requests whose reply is a time to live.
-    ttl_requests: BTreeMap<(ProcessId, usize, u32), bool>,
+    /// What the requests sent are, by (client, node, id).
+    requests: BTreeMap<(ProcessId, usize, u32), RequestKind>,
     /// Ends of node faults (resume, restart), in the order they were scheduled.
     later: Vec<PlannedStep>,
     out: Vec<PlannedStep>,
 }
 
 impl Planner<'_> {
-    fn action(
-        &mut self,
-        action: &lockcheck_sim::world::ActionOf<Process>,
-        at_ms: u64,
-    ) -> Result<RealAction, String> {
-        let _ = at_ms;
+    fn action(&mut self, action: &ActionOf<Process>) -> Result<RealAction, String> {
         let node = |p: &ProcessId| self.node_of.get(p).copied();
         Ok(match action {
-            WorldAction::Deliver { from, to, msg } => match (node(from), node(to), &**msg) {
-                (Some(_), Some(_), _) => return Err("a message between two real servers".into()),
-                (None, Some(n), Msg::Request { id, command }) => {
-                    if matches!(command, Command::Subscribe { .. }) {
-                        return Err("pub/sub (SUBSCRIBE) is not replayed yet".into());
-                    }
-                    self.ttl_requests
-                        .insert((*from, n, *id), ttl_valued(command));
-                    RealAction::Send {
-                        client: *from,
-                        node: n,
-                        id: *id,
-                        argv: command.to_argv(),
-                    }
-                }
-                (Some(n), None, Msg::Response { id, reply }) => RealAction::Expect {
-                    client: *to,
-                    node: n,
-                    id: *id,
-                    reply: reply.clone(),
-                    ttl_valued: self
-                        .ttl_requests
-                        .get(&(*to, n, *id))
-                        .copied()
-                        .unwrap_or(false),
-                },
-                (Some(_), None, _) | (None, Some(_), _) => {
-                    return Err("a message other than a command or its reply".into())
-                }
-                (None, None, _) => RealAction::Note,
-            },
+            WorldAction::Deliver { from, to, msg } => return self.deliver(*from, *to, msg),
             WorldAction::Pause { process, .. } => match node(process) {
                 Some(n) => RealAction::Pause { node: n },
                 None => RealAction::Note,
             },
             WorldAction::Crash { process, kind, .. } => match node(process) {
-                Some(n) => {
-                    let node_spec = &self.world.processes[*process].actor;
-                    let loses_unsynced = matches!(node_spec, Process::Redis(r) if r.persistence == lockcheck_model::node::Persistence::AofEverySec);
-                    if *kind == CrashKind::PowerLoss && loses_unsynced {
-                        return Err(
-                            "a power loss under `appendfsync everysec` (unsynced writes lost)"
-                                .into(),
-                        );
-                    }
-                    RealAction::Crash { node: n }
-                }
+                Some(n) => self.crash(*process, n, *kind)?,
                 None => RealAction::Note,
             },
             WorldAction::ClockStep { process, delta_ms } => match node(process) {
@@ -268,8 +241,69 @@ impl Planner<'_> {
         })
     }
 
+    /// A message: a command to send, a reply or a published message to read, or a note.
+    fn deliver(&mut self, from: ProcessId, to: ProcessId, msg: &Msg) -> Result<RealAction, String> {
+        let node = |p: &ProcessId| self.node_of.get(p).copied();
+        Ok(match (node(&from), node(&to), msg) {
+            (Some(_), Some(_), _) => return Err("a message between two real servers".into()),
+            (None, Some(n), Msg::Request { id, command }) => {
+                let kind = RequestKind {
+                    ttl_valued: ttl_valued(command),
+                    subscriber: matches!(command, Command::Subscribe { .. }),
+                };
+                self.requests.insert((from, n, *id), kind);
+                RealAction::Send {
+                    client: from,
+                    node: n,
+                    id: *id,
+                    argv: command.to_argv(),
+                    subscriber: kind.subscriber,
+                }
+            }
+            (Some(n), None, Msg::Response { id, reply }) => {
+                let kind = self
+                    .requests
+                    .get(&(to, n, *id))
+                    .copied()
+                    .unwrap_or_default();
+                RealAction::Expect {
+                    client: to,
+                    node: n,
+                    id: *id,
+                    reply: reply.clone(),
+                    ttl_valued: kind.ttl_valued,
+                    subscriber: kind.subscriber,
+                }
+            }
+            (Some(n), None, Msg::Published { channel, message }) => RealAction::ExpectPush {
+                client: to,
+                node: n,
+                push: Reply::Array(Some(
+                    [b"message".as_slice(), channel, message]
+                        .iter()
+                        .map(|b| Reply::Bulk(Some(b.to_vec())))
+                        .collect(),
+                )),
+            },
+            (Some(_), None, _) | (None, Some(_), _) => {
+                return Err("a message other than a command, its reply or a publication".into())
+            }
+            (None, None, _) => RealAction::Note,
+        })
+    }
+
+    /// `kill -9` of node `n`, refused for a power loss that loses unsynced writes.
+    fn crash(&self, process: ProcessId, n: usize, kind: CrashKind) -> Result<RealAction, String> {
+        let everysec = matches!(&self.world.processes[process].actor,
+            Process::Redis(r) if r.persistence == Persistence::AofEverySec);
+        if kind == CrashKind::PowerLoss && everysec {
+            return Err("a power loss under `appendfsync everysec` (unsynced writes lost)".into());
+        }
+        Ok(RealAction::Crash { node: n })
+    }
+
     /// Schedules the end of a node fault: SIGCONT when a pause ends, a restart after a crash.
-    fn schedule_end(&mut self, action: &lockcheck_sim::world::ActionOf<Process>, index: usize) {
+    fn schedule_end(&mut self, action: &ActionOf<Process>, index: usize) {
         let start = &self.out[index];
         let (end, after_ms, label) = match (action, &start.action) {
             (

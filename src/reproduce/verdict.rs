@@ -1,6 +1,8 @@
 //! The verdict of one real run, from what each step did and what the oracle said of the
 //! observed history: REPRODUCED, NOT REPRODUCED, DIVERGED at step k, or INCONCLUSIVE when the
-//! run could not hold the timing a step needed (see `slack.rs`) or could not finish.
+//! run could not hold the timing a step needed (see `slack.rs`) or could not finish. How far
+//! off its time a run was counts both the replayer's lateness and how far a real time to
+//! live read off the model's (the server's own delay in setting a deadline).
 
 use super::matcher::Match;
 use super::slack::held;
@@ -82,6 +84,11 @@ pub fn decide(records: &[StepRecord], stopped: Option<&str>, observed: &Observed
     for r in records {
         if r.real_ms.is_some() {
             worst_late_ms = worst_late_ms.max(r.late_ms);
+        }
+        // A time to live read off the model's shows a deadline the server set that far off
+        // (a server slow to run a command, at x10 a tenth of a ms is a ms): as good as late.
+        if let Some(Match::Within { diff_ms }) = r.matched {
+            worst_late_ms = worst_late_ms.max(diff_ms.unsigned_abs() as f64);
         }
         if r.real_ms.is_some() && !held(r.slack_ms, worst_late_ms) && missed.is_none() {
             missed = Some(r);
@@ -208,6 +215,28 @@ mod tests {
             decide(&quiet, None, &Observed::Violated),
             Verdict::Reproduced
         );
+    }
+
+    #[test]
+    fn a_time_to_live_read_off_the_model_s_counts_as_lateness() {
+        let r = [
+            rec(1, 0.1, None, Some(Match::Within { diff_ms: 2 })),
+            rec(2, 0.1, Some(2), None),
+            rec(3, 0.1, None, Some(Match::Differs)),
+        ];
+        assert!(matches!(
+            decide(&r, None, &Observed::Holds),
+            Verdict::Inconclusive { .. }
+        ));
+        let r = [
+            rec(1, 0.1, None, Some(Match::Within { diff_ms: 1 })),
+            rec(2, 0.1, Some(2), None),
+            rec(3, 0.1, None, Some(Match::Differs)),
+        ];
+        assert!(matches!(
+            decide(&r, None, &Observed::Holds),
+            Verdict::Diverged { step: 3, .. }
+        ));
     }
 
     #[test]
