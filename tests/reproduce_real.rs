@@ -57,16 +57,17 @@ fn options(speed: f64) -> RunOptions {
 fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
     let dir = workdir("reproduce-fast-set");
     // A client pause, a crash and restart, a node clock step (clock library), five nodes with
-    // three crashes, two detectors' DELs.
+    // three crashes, two detectors' DELs, Redisson's fair lock with pub/sub.
     for scenario in [
         "kleppmann-pause-past-lease",
         "restart-without-persistence",
         "kleppmann-clock-jump",
         "seed-000-redlock-majority-failure",
         "two-detectors-double-release",
+        "redisson-fair-lock-dead-waiter",
     ] {
         let file = trace(&dir, scenario);
-        let out = lockcheck(&dir, &["reproduce", &file, "--speed", "10", "--json"]);
+        let out = reproduced_within_three_tries(&dir, &file);
         assert_eq!(out.code, 1, "{scenario}: {}{}", out.stdout, out.stderr);
         let j = json(&out);
         assert_eq!(j["verdict"]["verdict"], "reproduced", "{scenario}: {j}");
@@ -90,6 +91,19 @@ fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
             .collect();
         assert_no_server_left(&pids);
     }
+}
+
+/// `reproduce FILE --speed 10 --json`, run again while it is INCONCLUSIVE (a loaded machine
+/// could not hold a step's timing: no verdict, not a failure), three times at most.
+fn reproduced_within_three_tries(dir: &Path, file: &str) -> Out {
+    let mut out = lockcheck(dir, &["reproduce", file, "--speed", "10", "--json"]);
+    for _ in 0..2 {
+        if out.code != 3 {
+            break;
+        }
+        out = lockcheck(dir, &["reproduce", file, "--speed", "10", "--json"]);
+    }
+    out
 }
 
 #[test]
