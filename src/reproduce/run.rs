@@ -6,7 +6,7 @@
 
 use super::clock::{self, ClockFiles, VirtualClock};
 use super::conns::Connections;
-use super::matcher::{compare, tolerance_ms, Match};
+use super::matcher::{compare, timing_bound_ms, tolerance_ms, Match};
 use super::plan::{Plan, PlannedStep, RealAction};
 use super::server::{ServerOptions, Supervisor};
 use super::verdict::{reply_text, StepRecord};
@@ -250,7 +250,13 @@ impl Runner<'_> {
         record.expected = Some(reply_text(expected));
         let tolerance = tolerance_ms(self.options.speed, self.worst_late_ms);
         record.matched = Some(match &actual {
-            Ok(real) => compare(expected, real, ttl_valued, tolerance),
+            Ok(real) => compare(
+                expected,
+                real,
+                ttl_valued,
+                tolerance,
+                timing_bound_ms(self.options.speed),
+            ),
             Err(_) => Match::Differs,
         });
         // A time to live within the tolerance is the model's, read a moment off: the

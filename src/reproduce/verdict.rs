@@ -93,6 +93,14 @@ pub fn decide(records: &[StepRecord], stopped: Option<&str>, observed: &Observed
         if r.real_ms.is_some() && !held(r.slack_ms, worst_late_ms) && missed.is_none() {
             missed = Some(r);
         }
+        if let Some(Match::TtlOff { diff_ms }) = r.matched {
+            return Verdict::Inconclusive {
+                why: format!(
+                    "timing not held: at step {} (`{}`) a time to live read {diff_ms:+} ms off the model's (a server ran a command late)",
+                    r.step, r.label
+                ),
+            };
+        }
         if r.matched == Some(Match::Differs) {
             return match missed {
                 Some(m) => inconclusive_timing(m, worst_late_ms),
@@ -237,6 +245,16 @@ mod tests {
             decide(&r, None, &Observed::Holds),
             Verdict::Diverged { step: 3, .. }
         ));
+    }
+
+    #[test]
+    fn a_time_to_live_a_little_off_is_a_timing_fault_not_a_divergence() {
+        let r = [rec(1, 0.1, None, Some(Match::TtlOff { diff_ms: 31 }))];
+        let v = decide(&r, None, &Observed::Holds);
+        let Verdict::Inconclusive { why } = v else {
+            panic!("{v:?}")
+        };
+        assert!(why.contains("+31 ms off"), "{why}");
     }
 
     #[test]
