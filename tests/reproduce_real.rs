@@ -112,7 +112,16 @@ fn the_step_table_shows_every_step_and_the_verdict() {
     let file = trace(&dir, "restart-without-persistence");
     let out = lockcheck(
         &dir,
-        &["reproduce", &file, "--speed", "10", "--repeat", "2"],
+        &[
+            "reproduce",
+            &file,
+            "--speed",
+            "10",
+            "--repeat",
+            "2",
+            "--witness",
+            "w.json",
+        ],
     );
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     for word in [
@@ -139,6 +148,21 @@ fn the_step_table_shows_every_step_and_the_verdict() {
         .iter()
         .any(|line| out.stdout.contains(line.as_str()));
     assert!(reproduced, "{}", out.stdout);
+    let witness: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("w.json")).unwrap()).unwrap();
+    assert_eq!(witness["format"], "lockcheck-witness");
+    assert!(witness["redis_version"].as_str().unwrap().starts_with("7."));
+    assert_eq!(witness["speed"], 10.0);
+    assert_eq!(witness["runs"].as_array().unwrap().len(), 2);
+    let crash = &witness["runs"][0]["steps"][3];
+    assert_eq!(
+        crash["label"], "crash redis (Process), restart after 1000 ms",
+        "{witness}"
+    );
+    assert!(
+        crash["real_ms"].as_f64().is_some(),
+        "each action's real time is kept"
+    );
 }
 
 /// The model's counterexample of a built-in.

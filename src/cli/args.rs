@@ -174,6 +174,9 @@ pub struct ReproduceArgs {
     /// Node i listens on PORT + i (default: free loopback ports).
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
+    /// Also write a witness file: every observation, the Redis version and the speed.
+    #[arg(long, value_name = "FILE")]
+    pub witness: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -45,10 +45,12 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         Verdict::Inconclusive { .. } => EXIT_LIMIT,
         Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,
     };
-    let mut json = report::json(&r);
+    let mut json = report::witness(&r, &a.trace, &saved.scenario.name);
+    if let Some(file) = &a.witness {
+        let text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+        std::fs::write(file, text).map_err(|e| CliError::write(file, &e))?;
+    }
     json["command"] = "reproduce".into();
-    json["trace_file"] = a.trace.clone().into();
-    json["scenario"] = saved.scenario.name.clone().into();
     Ok(Output {
         text: format!(
             "reproduce {} (scenario {}, {} steps)\n{}",

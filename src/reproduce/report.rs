@@ -1,5 +1,6 @@
-//! A reproduction for people (the step table of each run and its verdict) and for programs
-//! (one JSON object).
+//! A reproduction for people (the step table of each run and its verdict), for programs (one
+//! JSON object), and as a witness file: the same object with the trace it played and its
+//! format, kept beside the trace as evidence of what real Redis did.
 
 use super::verdict::Verdict;
 use super::Reproduction;
@@ -125,4 +126,18 @@ pub fn json(r: &Reproduction) -> Value {
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// The witness file's format version.
+pub const WITNESS_FORMAT: u32 = 1;
+
+/// The witness of a reproduction of `trace_file` (scenario `scenario`): every observation of
+/// every run, the Redis version and the speed.
+pub fn witness(r: &Reproduction, trace_file: &str, scenario: &str) -> Value {
+    let mut w = json(r);
+    w["format"] = "lockcheck-witness".into();
+    w["format_version"] = WITNESS_FORMAT.into();
+    w["trace_file"] = trace_file.into();
+    w["scenario"] = scenario.into();
+    w
 }
