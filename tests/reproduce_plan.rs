@@ -117,10 +117,42 @@ fn a_node_pause_ends_with_a_resume() {
 }
 
 #[test]
-fn replicas_sentinels_and_disk_faults_are_refused_with_the_step_and_reason() {
+fn a_replica_replicates_through_a_proxy_that_a_partition_cuts() {
+    let (p, _) = planned("min-replicas-lag-refuses-writes");
+    let p = p.unwrap();
+    let names: Vec<&str> = p.nodes.iter().map(|n| n.name.as_str()).collect();
+    let (m, r) = (
+        names.iter().position(|&n| n == "m").unwrap(),
+        names.iter().position(|&n| n == "r").unwrap(),
+    );
+    assert_eq!(p.nodes[r].replica_of, Some(m));
+    assert_eq!(
+        (
+            p.nodes[m].min_replicas_to_write,
+            p.nodes[m].min_replicas_max_lag_s
+        ),
+        (1, 2)
+    );
+    let cuts: Vec<_> = p
+        .steps
+        .iter()
+        .filter_map(|s| match &s.action {
+            RealAction::Cut { links } => Some((s.at_ms, links.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cuts.len(), 1, "{cuts:?}");
+    assert!(
+        cuts[0].1.contains(&(m, r)) || cuts[0].1.contains(&(r, m)),
+        "{cuts:?}"
+    );
+}
+
+#[test]
+fn sentinels_and_disk_faults_are_refused_with_the_step_and_reason() {
     let (p, _) = planned("failover-loses-lock");
     let why = p.unwrap_err();
-    assert!(why.contains("is a replica"), "{why}");
+    assert!(why.contains("is a Sentinel"), "{why}");
     let (p, _) = planned("aof-stall-power-loss");
     let why = p.unwrap_err();
     assert!(

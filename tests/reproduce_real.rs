@@ -57,7 +57,7 @@ fn options(speed: f64) -> RunOptions {
 fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
     let dir = workdir("reproduce-fast-set");
     // A client pause, a crash and restart, a node clock step (clock library), five nodes with
-    // three crashes, two detectors' DELs, Redisson's fair lock with pub/sub.
+    // three crashes, two detectors' DELs, Redisson's fair lock with pub/sub, a replica cut off.
     for scenario in [
         "kleppmann-pause-past-lease",
         "restart-without-persistence",
@@ -65,6 +65,7 @@ fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
         "seed-000-redlock-majority-failure",
         "two-detectors-double-release",
         "redisson-fair-lock-dead-waiter",
+        "min-replicas-lag-refuses-writes",
     ] {
         let file = trace(&dir, scenario);
         let out = reproduced_within_three_tries(&dir, &file);
@@ -273,6 +274,9 @@ fn the_clock_library_steps_a_key_s_pttl_and_scales_time() {
         let node = NodeSetup {
             name: "n".into(),
             persistence: Persistence::None,
+            replica_of: None,
+            min_replicas_to_write: 0,
+            min_replicas_max_lag_s: 0,
         };
         let supervisor =
             Supervisor::start(&[node], &options(speed).server, root.clone(), Some(&files)).unwrap();

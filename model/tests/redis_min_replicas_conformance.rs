@@ -7,6 +7,7 @@
 // Talks to a real Redis server, in real time: the wall clock is the point here.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "../../src/reproduce/proxy.rs"]
 mod proxy;
 mod support;
 mod world;

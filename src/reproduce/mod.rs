@@ -17,6 +17,7 @@ pub mod conns;
 pub mod matcher;
 pub mod observed;
 pub mod plan;
+pub mod proxy;
 pub mod report;
 pub mod resp;
 pub mod run;

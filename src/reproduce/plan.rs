@@ -5,8 +5,9 @@
 //! command (`deliver client -> node`, sent at that step's time with the model's own argv), a
 //! reply to compare (`deliver node -> client`), or a node fault: a pause (SIGSTOP, then
 //! SIGCONT when it ends), a crash (`kill -9`, then a restart on the same directory), a clock
-//! step (the node's clock file). A step with no real mechanism yet (replication or Sentinel
-//! between real processes, disk faults) is refused before anything starts. A SUBSCRIBE goes
+//! step (the node's clock file), a partition between servers for good (their replication
+//! proxies cut). Replication runs by itself. A step with no real mechanism yet (Sentinel, a
+//! partition between servers that heals, disk faults) is refused before anything starts. A SUBSCRIBE goes
 //! on a subscriber connection of its own, where the messages published to the client are read.
 
 use super::server::NodeSetup;
@@ -64,6 +65,10 @@ pub enum RealAction {
     ClockStep {
         node: usize,
         delta_ms: i64,
+    },
+    /// Cut the replication links between these nodes for good (their proxies).
+    Cut {
+        links: Vec<(usize, usize)>,
     },
     /// Nothing real: the model's clients, timers and client-side network.
     Note,
@@ -155,29 +160,41 @@ pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsuppo
     })
 }
 
-/// The world's Redis nodes, refused where they need real links between real processes.
+/// The world's Redis nodes (a replica replicates through a proxy), refused where they need
+/// Sentinel.
 fn real_nodes(world: &RedisWorld) -> Result<Vec<(ProcessId, NodeSetup)>, Unsupported> {
     let refuse = |why: String| Unsupported {
         step: 0,
         label: "the scenario's topology".into(),
         why,
     };
+    let redis: Vec<ProcessId> = (0..world.processes.len())
+        .filter(|&p| matches!(world.processes[p].actor, Process::Redis(_)))
+        .collect();
     let mut nodes = Vec::new();
     for (p, spec) in world.processes.iter().enumerate() {
         match &spec.actor {
-            Process::Redis(node) if node.replica_of.is_some() => {
-                return Err(refuse(format!(
-                    "{} is a replica (replication between real servers)",
-                    spec.name
-                )))
+            Process::Redis(node) => {
+                let lag_ms = node.min_replicas_max_lag_ms;
+                if node.min_replicas_to_write > 0 && lag_ms % 1_000 != 0 {
+                    return Err(refuse(format!(
+                        "{}: min-replicas-max-lag {lag_ms} ms is not whole seconds",
+                        spec.name
+                    )));
+                }
+                nodes.push((
+                    p,
+                    NodeSetup {
+                        name: spec.name.clone(),
+                        persistence: node.persistence,
+                        replica_of: node
+                            .replica_of
+                            .and_then(|m| redis.iter().position(|&r| r == m)),
+                        min_replicas_to_write: node.min_replicas_to_write,
+                        min_replicas_max_lag_s: lag_ms / 1_000,
+                    },
+                ))
             }
-            Process::Redis(node) => nodes.push((
-                p,
-                NodeSetup {
-                    name: spec.name.clone(),
-                    persistence: node.persistence,
-                },
-            )),
             Process::Sentinel(_) => return Err(refuse(format!("{} is a Sentinel", spec.name))),
             _ => {}
         }
@@ -224,15 +241,19 @@ impl Planner<'_> {
                 },
                 None => RealAction::Note,
             },
-            WorldAction::Partition { index, .. } => {
-                let links = &self.world.faults.partitions[*index].links;
-                if links
+            WorldAction::Partition { index, duration_ms } => {
+                let links: Vec<(usize, usize)> = self.world.faults.partitions[*index]
+                    .links
                     .iter()
-                    .any(|(a, b)| node(a).is_some() && node(b).is_some())
-                {
-                    return Err("a partition between real servers".into());
+                    .filter_map(|(a, b)| Some((node(a)?, node(b)?)))
+                    .collect();
+                match (links.is_empty(), duration_ms) {
+                    (true, _) => RealAction::Note,
+                    (false, None) => RealAction::Cut { links },
+                    (false, Some(_)) => {
+                        return Err("a partition between real servers that heals".into())
+                    }
                 }
-                RealAction::Note
             }
             WorldAction::ActorFault { process, .. } if node(process).is_some() => {
                 return Err("a fault of the node itself (disk)".into())
@@ -245,6 +266,15 @@ impl Planner<'_> {
     fn deliver(&mut self, from: ProcessId, to: ProcessId, msg: &Msg) -> Result<RealAction, String> {
         let node = |p: &ProcessId| self.node_of.get(p).copied();
         Ok(match (node(&from), node(&to), msg) {
+            // Real replication runs by itself, on links a partition cuts.
+            (
+                Some(_),
+                Some(_),
+                Msg::Replicate { .. }
+                | Msg::FullSync { .. }
+                | Msg::ReplAck { .. }
+                | Msg::SyncRequest,
+            ) => RealAction::Note,
             (Some(_), Some(_), _) => return Err("a message between two real servers".into()),
             (None, Some(n), Msg::Request { id, command }) => {
                 let kind = RequestKind {

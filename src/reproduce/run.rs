@@ -232,6 +232,11 @@ impl Runner<'_> {
                     .ok_or("the node has no clock file")?;
                 clock::step(file, *delta_ms).map_err(|e| format!("{}: {e}", file.display()))?;
             }
+            RealAction::Cut { links } => {
+                for (a, b) in links {
+                    self.supervisor.cut(*a, *b);
+                }
+            }
             RealAction::Note => {}
         }
         Ok(())

@@ -5,9 +5,11 @@
 //! when a Ctrl-C ends the run early.
 
 use super::clock::ClockFiles;
+use super::proxy::Proxy;
 use super::resp;
 use super::ReproduceError;
 use lockcheck_model::node::Persistence;
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufReader, ErrorKind};
 use std::net::{TcpListener, TcpStream};
@@ -26,6 +28,11 @@ pub const MAJOR_VERSION: u32 = 7;
 pub struct NodeSetup {
     pub name: String,
     pub persistence: Persistence,
+    /// The node (index) this one replicates, through a proxy that a partition cuts.
+    pub replica_of: Option<usize>,
+    /// `min-replicas-to-write` (0: off) and `min-replicas-max-lag` in whole seconds.
+    pub min_replicas_to_write: u32,
+    pub min_replicas_max_lag_s: u64,
 }
 
 /// How to start the servers.
@@ -50,6 +57,8 @@ struct Server {
 /// The running servers.
 pub struct Supervisor {
     servers: Vec<Server>,
+    /// The proxy of each replication link, by (replica, master).
+    links: BTreeMap<(usize, usize), Proxy>,
     root: PathBuf,
     program: PathBuf,
     preload: Option<PathBuf>,
@@ -96,6 +105,7 @@ impl Supervisor {
     ) -> Result<Supervisor, ReproduceError> {
         let mut s = Supervisor {
             servers: Vec::new(),
+            links: BTreeMap::new(),
             root,
             program: options.program.clone(),
             preload: clock.map(|c| c.library.clone()),
@@ -115,10 +125,20 @@ impl Supervisor {
                 }
                 None => None,
             };
+            let mut args = server_args(port, &dir, node);
+            if let Some(m) = node.replica_of {
+                let proxy = Proxy::start(s.servers[m].port);
+                args.extend([
+                    "--replicaof".into(),
+                    "127.0.0.1".into(),
+                    proxy.port().to_string(),
+                ]);
+                s.links.insert((i, m), proxy);
+            }
             s.servers.push(Server {
                 name: node.name.clone(),
                 port,
-                args: server_args(port, &dir, node.persistence),
+                args,
                 dir,
                 clock_file,
                 child: None,
@@ -126,7 +146,36 @@ impl Supervisor {
             });
             s.launch(i)?;
         }
+        for (i, node) in nodes.iter().enumerate() {
+            if node.replica_of.is_some() {
+                s.wait_for_link(i)?;
+            }
+        }
         Ok(s)
+    }
+
+    /// Cuts the replication link between nodes `a` and `b`, for good.
+    pub fn cut(&mut self, a: usize, b: usize) {
+        for key in [(a, b), (b, a)] {
+            if let Some(proxy) = self.links.get(&key) {
+                proxy.cut();
+            }
+        }
+    }
+
+    /// Waits until replica `i` reports its link to the master up.
+    fn wait_for_link(&self, i: usize) -> Result<(), ReproduceError> {
+        let deadline = super::clock::mono_ns() + READY_WITHIN_MS * 1_000_000;
+        while super::clock::mono_ns() < deadline {
+            if info_replication(self.servers[i].port).contains("master_link_status:up") {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err(ReproduceError::environment(format!(
+            "{}: the replica's link to its master never came up within {READY_WITHIN_MS} ms",
+            self.servers[i].name
+        )))
     }
 
     pub fn port(&self, i: usize) -> u16 {
@@ -261,7 +310,7 @@ impl Drop for Supervisor {
     }
 }
 
-fn server_args(port: u16, dir: &std::path::Path, persistence: Persistence) -> Vec<String> {
+fn server_args(port: u16, dir: &std::path::Path, node: &NodeSetup) -> Vec<String> {
     let mut args: Vec<String> = [
         "--port",
         &port.to_string(),
@@ -275,17 +324,47 @@ fn server_args(port: u16, dir: &std::path::Path, persistence: Persistence) -> Ve
         &dir.to_string_lossy(),
         "--enable-debug-command",
         "local",
+        // A replica's first sync at once, not after the default 5 s wait for more replicas.
+        "--repl-diskless-sync-delay",
+        "0",
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let aof = match persistence {
+    let aof = match node.persistence {
         Persistence::None => vec!["--appendonly", "no"],
         Persistence::AofEverySec => vec!["--appendonly", "yes", "--appendfsync", "everysec"],
         Persistence::AofAlways => vec!["--appendonly", "yes", "--appendfsync", "always"],
     };
     args.extend(aof.into_iter().map(String::from));
+    if node.min_replicas_to_write > 0 {
+        args.extend([
+            "--min-replicas-to-write".into(),
+            node.min_replicas_to_write.to_string(),
+            "--min-replicas-max-lag".into(),
+            node.min_replicas_max_lag_s.to_string(),
+        ]);
+    }
     args
+}
+
+/// `INFO replication` of the server on `port` (empty if it does not answer).
+fn info_replication(port: u16) -> String {
+    let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut w = &stream;
+    let argv = [b"INFO".to_vec(), b"replication".to_vec()];
+    if resp::write_command(&mut w, &argv).is_err() {
+        return String::new();
+    }
+    match resp::read_reply(&mut BufReader::new(&stream)) {
+        Ok(lockcheck_model::redis::Reply::Bulk(Some(text))) => {
+            String::from_utf8_lossy(&text).into_owned()
+        }
+        _ => String::new(),
+    }
 }
 
 fn pings(port: u16) -> bool {

@@ -6,6 +6,9 @@
 //! the connections open and drops every byte, both ways: a partition that no side notices
 //! until its timeouts (the model's partitions are of this kind). Everything stops when the
 //! proxy is dropped.
+//!
+//! `lockcheck reproduce` puts one on every replication link; the model's conformance tests
+//! include this file by path.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
