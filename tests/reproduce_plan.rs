@@ -149,10 +149,54 @@ fn a_replica_replicates_through_a_proxy_that_a_partition_cuts() {
 }
 
 #[test]
-fn sentinels_and_disk_faults_are_refused_with_the_step_and_reason() {
+fn a_sentinel_is_asked_where_the_model_s_client_asks_and_its_link_is_cut() {
     let (p, _) = planned("failover-loses-lock");
+    let p = p.unwrap();
+    assert_eq!(p.sentinels.len(), 1);
+    let sentinel = p.nodes.len();
+    let master = p.sentinels[0].master;
+    assert_eq!(p.nodes[master].name, "redis-1");
+    assert_eq!(p.sentinels[0].replicas, 1);
+    let asks = count(&p, |a| matches!(a, RealAction::AskMaster { .. }));
+    let answers: Vec<usize> = p
+        .steps
+        .iter()
+        .filter_map(|s| match s.action {
+            RealAction::ExpectMaster { master, .. } => Some(master),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asks, answers.len());
+    assert_eq!(
+        p.nodes[*answers.last().unwrap()].name,
+        "redis-2",
+        "the failover's answer"
+    );
+    let cut = p
+        .steps
+        .iter()
+        .find_map(|s| match &s.action {
+            RealAction::Cut { links } => Some(links.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        cut.contains(&(master, sentinel)) || cut.contains(&(sentinel, master)),
+        "{cut:?}"
+    );
+}
+
+#[test]
+fn several_sentinels_slow_replication_and_disk_faults_are_refused_with_the_reason() {
+    let (p, _) = planned("sentinel-majority-fails-over");
     let why = p.unwrap_err();
-    assert!(why.contains("is a Sentinel"), "{why}");
+    assert!(why.contains("several Sentinels"), "{why}");
+    let (p, _) = planned("redisson-priority-promotes-unsynced");
+    let why = p.unwrap_err();
+    assert!(
+        why.contains("redis-1 -> redis-3 is slower than the rest"),
+        "{why}"
+    );
     let (p, _) = planned("aof-stall-power-loss");
     let why = p.unwrap_err();
     assert!(

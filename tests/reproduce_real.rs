@@ -57,7 +57,7 @@ fn options(speed: f64) -> RunOptions {
 fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
     let dir = workdir("reproduce-fast-set");
     // A client pause, a crash and restart, a node clock step (clock library), five nodes with
-    // three crashes, two detectors' DELs, Redisson's fair lock with pub/sub, a replica cut off.
+    // three crashes, two detectors' DELs, Redisson's fair lock with pub/sub, a replica cut off, a Sentinel failover.
     for scenario in [
         "kleppmann-pause-past-lease",
         "restart-without-persistence",
@@ -66,6 +66,7 @@ fn fast_violating_built_ins_reproduce_at_x10_and_leave_no_server_behind() {
         "two-detectors-double-release",
         "redisson-fair-lock-dead-waiter",
         "min-replicas-lag-refuses-writes",
+        "failover-loses-lock",
     ] {
         let file = trace(&dir, scenario);
         let out = reproduced_within_three_tries(&dir, &file);
@@ -277,9 +278,16 @@ fn the_clock_library_steps_a_key_s_pttl_and_scales_time() {
             replica_of: None,
             min_replicas_to_write: 0,
             min_replicas_max_lag_s: 0,
+            priority: 100,
         };
-        let supervisor =
-            Supervisor::start(&[node], &options(speed).server, root.clone(), Some(&files)).unwrap();
+        let supervisor = Supervisor::start(
+            &[node],
+            &[],
+            &options(speed).server,
+            root.clone(),
+            Some(&files),
+        )
+        .unwrap();
         let stream = std::net::TcpStream::connect(("127.0.0.1", supervisor.port(0))).unwrap();
         let mut reader = std::io::BufReader::new(stream.try_clone().unwrap());
         let mut ask = |words: &[&str]| {

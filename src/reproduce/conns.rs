@@ -11,7 +11,9 @@
 //!
 //! A client's SUBSCRIBE goes on a subscriber connection of its own (client libraries keep
 //! one apart, since a subscribed RESP2 connection takes no other command); the messages
-//! published to it arrive there between the replies and wait in their own queue.
+//! published to it arrive there between the replies and wait in their own queue. A
+//! connection the server closed while idle (Sentinel kills a promoted node's clients) is
+//! opened again before the next command, as client libraries do.
 
 use super::resp;
 use lockcheck_model::redis::Reply;
@@ -55,6 +57,12 @@ impl Connections {
             pushes: VecDeque::new(),
             subscriber: key.2,
         });
+        let idle = conn.sent.iter().all(|(_, r)| r.is_some());
+        if idle && conn.stream.as_ref().is_some_and(|(s, _)| closed(s)) {
+            // The server closed it (Sentinel kills a promoted node's clients): reconnect, as
+            // client libraries do.
+            conn.stream = None;
+        }
         if conn.stream.is_none() {
             let stream = TcpStream::connect(("127.0.0.1", port))
                 .map_err(|e| format!("cannot connect to the server on port {port}: {e}"))?;
@@ -157,6 +165,17 @@ impl Conn {
         }
         Ok(())
     }
+}
+
+/// Whether the server has closed `stream` (a read would see its end at once).
+fn closed(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return true;
+    }
+    let mut byte = [0u8; 1];
+    let ended = matches!(stream.peek(&mut byte), Ok(0));
+    let _ = stream.set_nonblocking(false);
+    ended
 }
 
 /// Whether `value` is a message published on a channel (`["message", channel, payload]`).

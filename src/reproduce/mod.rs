@@ -21,8 +21,10 @@ pub mod proxy;
 pub mod report;
 pub mod resp;
 pub mod run;
+pub mod sentinel;
 pub mod server;
 pub mod slack;
+pub mod topology;
 pub mod verdict;
 
 use crate::oracles::RedisWorld;

@@ -10,7 +10,9 @@
 //! partition between servers that heals, disk faults) is refused before anything starts. A SUBSCRIBE goes
 //! on a subscriber connection of its own, where the messages published to the client are read.
 
+use super::sentinel::SentinelSetup;
 use super::server::NodeSetup;
+use super::topology::{topology, Topology};
 use crate::oracles::RedisWorld;
 use lockcheck_model::msg::Msg;
 use lockcheck_model::node::Persistence;
@@ -66,6 +68,17 @@ pub enum RealAction {
         node: usize,
         delta_ms: i64,
     },
+    /// Ask Sentinel (real server `sentinel`) which node is the master.
+    AskMaster {
+        client: ProcessId,
+        sentinel: usize,
+    },
+    /// Read Sentinel's answer and compare it with `master`, waiting for it within a window.
+    ExpectMaster {
+        client: ProcessId,
+        sentinel: usize,
+        master: usize,
+    },
     /// Cut the replication links between these nodes for good (their proxies).
     Cut {
         links: Vec<(usize, usize)>,
@@ -91,6 +104,8 @@ pub struct Plan {
     pub steps: Vec<PlannedStep>,
     /// The real servers to start, one per node of the world.
     pub nodes: Vec<NodeSetup>,
+    /// The real Sentinels; Sentinel j is real server `nodes.len() + j`.
+    pub sentinels: Vec<SentinelSetup>,
     /// Node i's process in the world.
     pub node_processes: Vec<ProcessId>,
     /// Whether a node's clock is stepped (the clock library is needed even at x1).
@@ -117,15 +132,18 @@ impl std::fmt::Display for Unsupported {
 
 /// Plans `path` of `world`.
 pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsupported> {
-    let nodes = real_nodes(world)?;
+    let Topology { nodes, sentinels } = topology(world)?;
     let node_of: BTreeMap<ProcessId, usize> = nodes
         .iter()
+        .map(|(p, _)| *p)
+        .chain(sentinels.iter().map(|(p, _)| *p))
         .enumerate()
-        .map(|(i, &(p, _))| (p, i))
+        .map(|(i, p)| (p, i))
         .collect();
     let mut planner = Planner {
         world,
         node_of,
+        sentinels_from: nodes.len(),
         requests: BTreeMap::new(),
         later: Vec::new(),
         out: Vec::new(),
@@ -156,50 +174,9 @@ pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsuppo
         steps: planner.out,
         node_processes: nodes.iter().map(|(p, _)| *p).collect(),
         nodes: nodes.into_iter().map(|(_, n)| n).collect(),
+        sentinels: sentinels.into_iter().map(|(_, s)| s).collect(),
         steps_clocks,
     })
-}
-
-/// The world's Redis nodes (a replica replicates through a proxy), refused where they need
-/// Sentinel.
-fn real_nodes(world: &RedisWorld) -> Result<Vec<(ProcessId, NodeSetup)>, Unsupported> {
-    let refuse = |why: String| Unsupported {
-        step: 0,
-        label: "the scenario's topology".into(),
-        why,
-    };
-    let redis: Vec<ProcessId> = (0..world.processes.len())
-        .filter(|&p| matches!(world.processes[p].actor, Process::Redis(_)))
-        .collect();
-    let mut nodes = Vec::new();
-    for (p, spec) in world.processes.iter().enumerate() {
-        match &spec.actor {
-            Process::Redis(node) => {
-                let lag_ms = node.min_replicas_max_lag_ms;
-                if node.min_replicas_to_write > 0 && lag_ms % 1_000 != 0 {
-                    return Err(refuse(format!(
-                        "{}: min-replicas-max-lag {lag_ms} ms is not whole seconds",
-                        spec.name
-                    )));
-                }
-                nodes.push((
-                    p,
-                    NodeSetup {
-                        name: spec.name.clone(),
-                        persistence: node.persistence,
-                        replica_of: node
-                            .replica_of
-                            .and_then(|m| redis.iter().position(|&r| r == m)),
-                        min_replicas_to_write: node.min_replicas_to_write,
-                        min_replicas_max_lag_s: lag_ms / 1_000,
-                    },
-                ))
-            }
-            Process::Sentinel(_) => return Err(refuse(format!("{} is a Sentinel", spec.name))),
-            _ => {}
-        }
-    }
-    Ok(nodes)
 }
 
 /// What a request is, as its reply needs it.
@@ -213,7 +190,9 @@ struct RequestKind {
 
 struct Planner<'a> {
     world: &'a RedisWorld,
+    /// Real servers by process: the nodes, then the Sentinels from `sentinels_from` on.
     node_of: BTreeMap<ProcessId, usize>,
+    sentinels_from: usize,
     /// What the requests sent are, by (client, node, id).
     requests: BTreeMap<(ProcessId, usize, u32), RequestKind>,
     /// Ends of node faults (resume, restart), in the order they were scheduled.
@@ -224,6 +203,17 @@ struct Planner<'a> {
 impl Planner<'_> {
     fn action(&mut self, action: &ActionOf<Process>) -> Result<RealAction, String> {
         let node = |p: &ProcessId| self.node_of.get(p).copied();
+        let of_sentinel = match action {
+            WorldAction::Pause { process, .. }
+            | WorldAction::Crash { process, .. }
+            | WorldAction::ClockStep { process, .. } => {
+                node(process).is_some_and(|n| n >= self.sentinels_from)
+            }
+            _ => false,
+        };
+        if of_sentinel {
+            return Err("a fault of a Sentinel".into());
+        }
         Ok(match action {
             WorldAction::Deliver { from, to, msg } => return self.deliver(*from, *to, msg),
             WorldAction::Pause { process, .. } => match node(process) {
@@ -266,6 +256,19 @@ impl Planner<'_> {
     fn deliver(&mut self, from: ProcessId, to: ProcessId, msg: &Msg) -> Result<RealAction, String> {
         let node = |p: &ProcessId| self.node_of.get(p).copied();
         Ok(match (node(&from), node(&to), msg) {
+            // A real Sentinel monitors and fails over by itself.
+            (Some(a), Some(b), _) if a.max(b) >= self.sentinels_from => RealAction::Note,
+            (None, Some(s), Msg::AskMaster) if s >= self.sentinels_from => RealAction::AskMaster {
+                client: from,
+                sentinel: s,
+            },
+            (Some(s), None, Msg::MasterIs { master, .. }) if s >= self.sentinels_from => {
+                RealAction::ExpectMaster {
+                    client: to,
+                    sentinel: s,
+                    master: node(master).ok_or("a master that is not a node")?,
+                }
+            }
             // Real replication runs by itself, on links a partition cuts.
             (
                 Some(_),

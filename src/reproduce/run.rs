@@ -8,6 +8,7 @@ use super::clock::{self, ClockFiles, VirtualClock};
 use super::conns::Connections;
 use super::matcher::{compare, timing_bound_ms, tolerance_ms, Match};
 use super::plan::{Plan, PlannedStep, RealAction};
+use super::sentinel::{answered_port, ask_master_argv};
 use super::server::{ServerOptions, Supervisor};
 use super::verdict::{reply_text, StepRecord};
 use super::ReproduceError;
@@ -22,6 +23,10 @@ use std::time::Duration;
 const WARMUP_MS: i64 = 300;
 
 static RUNS: AtomicUsize = AtomicUsize::new(0);
+/// The request id of a question to Sentinel (the model's carry none).
+const ASK_ID: u32 = u32::MAX;
+/// How long Sentinel may take (virtual ms) past the model's instant to answer as the model.
+const SENTINEL_WINDOW_MS: u64 = 5_000;
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -51,6 +56,8 @@ struct Runner<'a> {
     conns: Connections,
     pids: Vec<u32>,
     worst_late_ms: f64,
+    /// How far the plan has moved: the waits for Sentinel to act as the model's did.
+    shift_ms: u64,
 }
 
 /// Runs `plan` once on fresh servers; `slack` is each planned step's.
@@ -73,7 +80,13 @@ pub fn run_once(
     } else {
         None
     };
-    let supervisor = Supervisor::start(&plan.nodes, &options.server, root, files.as_ref())?;
+    let supervisor = Supervisor::start(
+        &plan.nodes,
+        &plan.sentinels,
+        &options.server,
+        root,
+        files.as_ref(),
+    )?;
     let mut runner = Runner {
         plan,
         options,
@@ -81,6 +94,7 @@ pub fn run_once(
         supervisor,
         conns: Connections::default(),
         worst_late_ms: 0.0,
+        shift_ms: 0,
     };
     for s in &plan.steps {
         if let RealAction::Send {
@@ -94,6 +108,15 @@ pub fn run_once(
             runner
                 .conns
                 .open((client, node, subscriber), port)
+                .map_err(ReproduceError::environment)?;
+        }
+    }
+    for s in &plan.steps {
+        if let RealAction::AskMaster { client, sentinel } = s.action {
+            let port = runner.supervisor.port(sentinel);
+            runner
+                .conns
+                .open((client, sentinel, false), port)
                 .map_err(ReproduceError::environment)?;
         }
     }
@@ -141,7 +164,8 @@ impl Runner<'_> {
                 records.push(record);
                 continue;
             }
-            vclock.sleep_until(s.at_ms);
+            let at_ms = s.at_ms + self.shift_ms;
+            vclock.sleep_until(at_ms);
             if let Some((step, stall_ms)) = self.options.stall_before {
                 if step == s.step
                     && !matches!(
@@ -154,9 +178,9 @@ impl Runner<'_> {
             }
             let real_ms = vclock.now_ms();
             record.real_ms = Some(real_ms);
-            record.late_ms = (real_ms - s.at_ms as f64).max(0.0);
+            record.late_ms = (real_ms - at_ms as f64).max(0.0);
             self.worst_late_ms = self.worst_late_ms.max(record.late_ms);
-            if let Err(why) = self.act(s, &mut record, &mut replies) {
+            if let Err(why) = self.act(s, &mut record, &mut replies, vclock) {
                 records.push(record);
                 return (records, replies, Some(why));
             }
@@ -179,8 +203,19 @@ impl Runner<'_> {
         s: &PlannedStep,
         record: &mut StepRecord,
         replies: &mut BTreeMap<usize, Reply>,
+        vclock: &VirtualClock,
     ) -> Result<(), String> {
         match &s.action {
+            RealAction::AskMaster { client, sentinel } => {
+                let key = (*client, *sentinel, false);
+                self.conns.open(key, self.supervisor.port(*sentinel))?;
+                self.conns.send(key, ASK_ID, &ask_master_argv())?;
+            }
+            RealAction::ExpectMaster {
+                client,
+                sentinel,
+                master,
+            } => self.expect_master((*client, *sentinel, false), *master, record, vclock)?,
             RealAction::Send {
                 client,
                 node,
@@ -240,6 +275,47 @@ impl Runner<'_> {
             RealAction::Note => {}
         }
         Ok(())
+    }
+
+    /// Reads Sentinel's answer; while it names another master than the model's, asks again
+    /// until the window passes, and moves the rest of the plan by the wait.
+    fn expect_master(
+        &mut self,
+        key: super::conns::Key,
+        master: usize,
+        record: &mut StepRecord,
+        vclock: &VirtualClock,
+    ) -> Result<(), String> {
+        let name = |sup: &Supervisor, n: Option<usize>| match n {
+            Some(n) => format!("master is {}", sup.name(n)),
+            None => "master unknown".to_string(),
+        };
+        record.expected = Some(name(&self.supervisor, Some(master)));
+        let asked_ms = vclock.now_ms();
+        let mut answer = self.conns.reply(key, ASK_ID)?;
+        let until_ms = asked_ms + SENTINEL_WINDOW_MS as f64;
+        loop {
+            let named = answered_port(&answer).and_then(|p| self.supervisor.node_at_port(p));
+            if named == Some(master) || vclock.now_ms() > until_ms {
+                let waited_ms = (vclock.now_ms() - asked_ms).max(0.0) as u64;
+                record.matched = Some(if named == Some(master) {
+                    Match::Exact
+                } else {
+                    Match::Differs
+                });
+                record.actual = Some(match waited_ms {
+                    0..=9 => name(&self.supervisor, named),
+                    w => format!("{} (after {w} ms)", name(&self.supervisor, named)),
+                });
+                if named == Some(master) && waited_ms > 9 {
+                    self.shift_ms += waited_ms;
+                }
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            self.conns.send(key, ASK_ID, &ask_master_argv())?;
+            answer = self.conns.reply(key, ASK_ID)?;
+        }
     }
 
     /// Records the real reply of trace step `step` and how it compares with the model's.

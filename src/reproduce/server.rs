@@ -33,6 +33,8 @@ pub struct NodeSetup {
     /// `min-replicas-to-write` (0: off) and `min-replicas-max-lag` in whole seconds.
     pub min_replicas_to_write: u32,
     pub min_replicas_max_lag_s: u64,
+    /// `replica-priority` (Sentinel promotes the lowest non-zero; Redis's default: 100).
+    pub priority: u32,
 }
 
 /// How to start the servers.
@@ -44,22 +46,23 @@ pub struct ServerOptions {
     pub first_port: Option<u16>,
 }
 
-struct Server {
-    name: String,
-    port: u16,
-    args: Vec<String>,
-    dir: PathBuf,
-    clock_file: Option<PathBuf>,
-    child: Option<Child>,
-    stopped: bool,
+pub(super) struct Server {
+    pub(super) name: String,
+    pub(super) port: u16,
+    pub(super) args: Vec<String>,
+    pub(super) dir: PathBuf,
+    pub(super) clock_file: Option<PathBuf>,
+    pub(super) child: Option<Child>,
+    pub(super) stopped: bool,
 }
 
 /// The running servers.
 pub struct Supervisor {
-    servers: Vec<Server>,
-    /// The proxy of each replication link, by (replica, master).
-    links: BTreeMap<(usize, usize), Proxy>,
-    root: PathBuf,
+    /// The nodes, then the Sentinels.
+    pub(super) servers: Vec<Server>,
+    /// The proxy of each link between servers, by (replica or Sentinel, master).
+    pub(super) links: BTreeMap<(usize, usize), Proxy>,
+    pub(super) root: PathBuf,
     program: PathBuf,
     preload: Option<PathBuf>,
 }
@@ -99,6 +102,7 @@ impl Supervisor {
     /// started so far is killed and the reason returned.
     pub fn start(
         nodes: &[NodeSetup],
+        sentinels: &[super::sentinel::SentinelSetup],
         options: &ServerOptions,
         root: PathBuf,
         clock: Option<&ClockFiles>,
@@ -111,10 +115,7 @@ impl Supervisor {
             preload: clock.map(|c| c.library.clone()),
         };
         for (i, node) in nodes.iter().enumerate() {
-            let port = match options.first_port {
-                Some(p) => p + i as u16,
-                None => free_port()?,
-            };
+            let port = port_of(options.first_port, i)?;
             let dir = s.root.join(&node.name);
             fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
             let clock_file = match clock {
@@ -151,10 +152,29 @@ impl Supervisor {
                 s.wait_for_link(i)?;
             }
         }
+        for sentinel in sentinels {
+            s.start_sentinel(sentinel, options.first_port, clock)?;
+        }
         Ok(s)
     }
 
-    /// Cuts the replication link between nodes `a` and `b`, for good.
+    /// The node listening on `port`, directly or through a proxy.
+    pub fn node_at_port(&self, port: u16) -> Option<usize> {
+        let direct = self.servers.iter().position(|s| s.port == port);
+        direct.or_else(|| {
+            self.links
+                .iter()
+                .find(|(_, p)| p.port() == port)
+                .map(|((_, m), _)| *m)
+        })
+    }
+
+    /// The name of server `i`.
+    pub fn name(&self, i: usize) -> &str {
+        &self.servers[i].name
+    }
+
+    /// Cuts the link between servers `a` and `b` (replication or monitoring), for good.
     pub fn cut(&mut self, a: usize, b: usize) {
         for key in [(a, b), (b, a)] {
             if let Some(proxy) = self.links.get(&key) {
@@ -233,7 +253,7 @@ impl Supervisor {
         }
     }
 
-    fn launch(&mut self, i: usize) -> Result<(), ReproduceError> {
+    pub(super) fn launch(&mut self, i: usize) -> Result<(), ReproduceError> {
         let server = &self.servers[i];
         let log_path = server.dir.join("redis.log");
         let log = fs::File::create(&log_path).map_err(|e| io_error(&log_path, e))?;
@@ -337,6 +357,9 @@ fn server_args(port: u16, dir: &std::path::Path, node: &NodeSetup) -> Vec<String
         Persistence::AofAlways => vec!["--appendonly", "yes", "--appendfsync", "always"],
     };
     args.extend(aof.into_iter().map(String::from));
+    if node.priority != lockcheck_model::sentinel::DEFAULT_PRIORITY {
+        args.extend(["--replica-priority".into(), node.priority.to_string()]);
+    }
     if node.min_replicas_to_write > 0 {
         args.extend([
             "--min-replicas-to-write".into(),
@@ -367,7 +390,7 @@ fn info_replication(port: u16) -> String {
     }
 }
 
-fn pings(port: u16) -> bool {
+pub(super) fn pings(port: u16) -> bool {
     let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
         return false;
     };
@@ -380,6 +403,14 @@ fn pings(port: u16) -> bool {
     matches!(reply, Ok(lockcheck_model::redis::Reply::Status(s)) if s == "PONG")
 }
 
+/// Server `i`'s port: `first + i`, or a free one.
+pub(super) fn port_of(first: Option<u16>, i: usize) -> Result<u16, ReproduceError> {
+    match first {
+        Some(p) => Ok(p + i as u16),
+        None => free_port(),
+    }
+}
+
 /// A loopback port that was free a moment ago.
 fn free_port() -> Result<u16, ReproduceError> {
     TcpListener::bind("127.0.0.1:0")
@@ -388,7 +419,7 @@ fn free_port() -> Result<u16, ReproduceError> {
         .map_err(|e| ReproduceError::environment(format!("no free loopback port: {e}")))
 }
 
-fn io_error(path: &std::path::Path, e: std::io::Error) -> ReproduceError {
+pub(super) fn io_error(path: &std::path::Path, e: std::io::Error) -> ReproduceError {
     ReproduceError::environment(format!("{}: {e}", path.display()))
 }
 
