@@ -245,6 +245,15 @@ impl Runner<'_> {
                 let actual = self.conns.push(*client, *node);
                 self.compare(record, push, actual, false, s.step, replies);
             }
+            RealAction::Note => {}
+            fault => self.fault(fault)?,
+        }
+        Ok(())
+    }
+
+    /// A fault of a server: pause, resume, crash, restart, clock step, cut.
+    fn fault(&mut self, action: &RealAction) -> Result<(), String> {
+        match action {
             RealAction::Pause { node } => {
                 self.settle(*node, None);
                 self.supervisor.pause(*node);
@@ -272,7 +281,7 @@ impl Runner<'_> {
                     self.supervisor.cut(*a, *b);
                 }
             }
-            RealAction::Note => {}
+            _ => {}
         }
         Ok(())
     }

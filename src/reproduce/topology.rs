@@ -31,31 +31,10 @@ pub fn topology(world: &RedisWorld) -> Result<Topology, Unsupported> {
         .filter(|&p| matches!(world.processes[p].actor, Process::Redis(_)))
         .collect();
     let index = |p: ProcessId| redis.iter().position(|&r| r == p);
-    let mut nodes = Vec::new();
-    for &p in &redis {
-        let spec = &world.processes[p];
-        let Process::Redis(node) = &spec.actor else {
-            unreachable!("a Redis process")
-        };
-        let lag_ms = node.min_replicas_max_lag_ms;
-        if node.min_replicas_to_write > 0 && lag_ms % 1_000 != 0 {
-            return Err(refuse(format!(
-                "{}: min-replicas-max-lag {lag_ms} ms is not whole seconds",
-                spec.name
-            )));
-        }
-        nodes.push((
-            p,
-            NodeSetup {
-                name: spec.name.clone(),
-                persistence: node.persistence,
-                replica_of: node.replica_of.and_then(index),
-                min_replicas_to_write: node.min_replicas_to_write,
-                min_replicas_max_lag_s: lag_ms / 1_000,
-                priority: DEFAULT_PRIORITY,
-            },
-        ));
-    }
+    let mut nodes = redis
+        .iter()
+        .map(|&p| node_setup(world, p, index).map(|n| (p, n)))
+        .collect::<Result<Vec<_>, _>>()?;
     for ((a, b), link) in &world.network.links {
         let slow = link
             .delays_ms
@@ -102,4 +81,31 @@ pub fn topology(world: &RedisWorld) -> Result<Topology, Unsupported> {
         ));
     }
     Ok(Topology { nodes, sentinels })
+}
+
+/// Node `p`'s server (`index` gives a node's index from its process).
+fn node_setup(
+    world: &RedisWorld,
+    p: ProcessId,
+    index: impl Fn(ProcessId) -> Option<usize>,
+) -> Result<NodeSetup, Unsupported> {
+    let spec = &world.processes[p];
+    let Process::Redis(node) = &spec.actor else {
+        unreachable!("a Redis process")
+    };
+    let lag_ms = node.min_replicas_max_lag_ms;
+    if node.min_replicas_to_write > 0 && lag_ms % 1_000 != 0 {
+        return Err(refuse(format!(
+            "{}: min-replicas-max-lag {lag_ms} ms is not whole seconds",
+            spec.name
+        )));
+    }
+    Ok(NodeSetup {
+        name: spec.name.clone(),
+        persistence: node.persistence,
+        replica_of: node.replica_of.and_then(index),
+        min_replicas_to_write: node.min_replicas_to_write,
+        min_replicas_max_lag_s: lag_ms / 1_000,
+        priority: DEFAULT_PRIORITY,
+    })
 }
