@@ -416,3 +416,42 @@ fn bad_environments_exit_two_or_three_with_the_reason_and_leave_nothing_running(
     let fast = lockcheck(&dir, &["reproduce", &file, "--speed", "30"]);
     assert_fails(&fast, 2, &["--speed 30 is out of range: 1 to 10"]);
 }
+
+#[test]
+fn ctrl_c_ends_the_run_and_kills_every_server() {
+    let dir = workdir("reproduce-interrupt");
+    let file = trace(&dir, "kleppmann-pause-past-lease");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lockcheck"))
+        .args(["reproduce", &file])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let children = format!("/proc/{pid}/task/{pid}/children");
+    let mut servers = Vec::new();
+    for _ in 0..200 {
+        servers = std::fs::read_to_string(&children)
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|p| p.parse::<u64>().unwrap())
+            .filter(|&p| server_alive(p))
+            .collect();
+        if !servers.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!servers.is_empty(), "a server started");
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on the child this test spawned.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("verdict: INCONCLUSIVE: interrupted by SIGINT"),
+        "{text}"
+    );
+    assert_no_server_left(&servers);
+}

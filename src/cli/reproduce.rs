@@ -41,6 +41,7 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         }
     })?;
     let code = match r.verdict() {
+        _ if crate::interrupt::requested() => crate::interrupt::exit_code(),
         Verdict::Reproduced => EXIT_VIOLATION,
         Verdict::Inconclusive { .. } => EXIT_LIMIT,
         Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,

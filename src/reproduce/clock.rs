@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 const SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libclockshim.so"));
 /// How long before a step's instant the replayer stops sleeping and spins.
 const SPIN_NS: i64 = 200_000;
+/// The longest sleep between two looks at the interrupt flag.
+const SLICE_NS: i64 = 50_000_000;
 
 /// Nanoseconds on `clock`.
 fn read_ns(clock: libc::clockid_t) -> i64 {
@@ -72,16 +74,24 @@ impl VirtualClock {
         (mono_ns() - self.zero_mono_ns) as f64 * self.rate_milli as f64 / 1e9
     }
 
-    /// Sleeps, then spins, until virtual `t_ms` (returns at once if it has passed).
-    pub fn sleep_until(&self, t_ms: u64) {
+    /// Sleeps, then spins, until virtual `t_ms` (returns at once if it has passed); returns
+    /// early, false, once a signal has asked the process to stop.
+    pub fn sleep_until(&self, t_ms: u64) -> bool {
         let target = self.mono_at_ns(t_ms);
-        let rest = target - mono_ns() - SPIN_NS;
-        if rest > 0 {
-            std::thread::sleep(std::time::Duration::from_nanos(rest as u64));
+        loop {
+            if crate::interrupt::requested() {
+                return false;
+            }
+            let rest = target - mono_ns() - SPIN_NS;
+            if rest <= 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos(rest.min(SLICE_NS) as u64));
         }
         while mono_ns() < target {
             std::hint::spin_loop();
         }
+        true
     }
 
     /// Whether the nodes need the clock library: scaled time.

@@ -165,7 +165,10 @@ impl Runner<'_> {
                 continue;
             }
             let at_ms = s.at_ms + self.shift_ms;
-            vclock.sleep_until(at_ms);
+            if !vclock.sleep_until(at_ms) {
+                let why = format!("interrupted by {}", crate::interrupt::signal_name());
+                return (records, replies, Some(why));
+            }
             if let Some((step, stall_ms)) = self.options.stall_before {
                 if step == s.step
                     && !matches!(
