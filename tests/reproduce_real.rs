@@ -421,7 +421,7 @@ fn bad_environments_exit_two_or_three_with_the_reason_and_leave_nothing_running(
 fn ctrl_c_ends_the_run_and_kills_every_server() {
     let dir = workdir("reproduce-interrupt");
     let file = trace(&dir, "kleppmann-pause-past-lease");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lockcheck"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_lockcheck"))
         .args(["reproduce", &file])
         .current_dir(&dir)
         .stdout(std::process::Stdio::piped())
