@@ -266,6 +266,7 @@ impl Supervisor {
         // it by PID); and SIGKILL when the replayer dies without cleaning up.
         cmd.process_group(0);
         // SAFETY: prctl is async-signal-safe and touches only the child being set up.
+        #[cfg(target_os = "linux")]
         unsafe {
             cmd.pre_exec(|| {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
