@@ -16,8 +16,8 @@ fn planned(name: &str) -> (Result<Plan, String>, Vec<Option<u64>>) {
         .first_violation()
         .expect("a violating built-in");
     match plan(world, path) {
-        Ok(p) => {
-            let s = slack(world, path, &p);
+        Ok(mut p) => {
+            let s = slack(world, path, &mut p, 1.0);
             (Ok(p), s)
         }
         Err(u) => (Err(u.to_string()), Vec::new()),
@@ -60,6 +60,27 @@ fn a_client_pause_is_a_note_and_every_command_has_its_reply() {
     };
     assert_eq!(slack_at(8_109), Some(1_892));
     assert_eq!(slack_at(10_111), Some(110));
+}
+
+#[test]
+fn a_retry_the_instant_a_lock_expires_is_stretched_past_it() {
+    // seed-003's instance-b retries 2 ms after the watchdog-less lock expires.
+    let (p, slack) = planned("seed-003-incident");
+    let p = p.unwrap();
+    let i = p
+        .steps
+        .iter()
+        .position(|s| s.stretch_ms > 0)
+        .expect("a stretched step");
+    assert!(
+        p.steps[i].label.contains("redisson-acquire"),
+        "{}",
+        p.steps[i].label
+    );
+    assert_eq!(slack[i], Some(20), "moved to 20 ms past the deadline");
+    assert!(p.steps[i..]
+        .iter()
+        .all(|s| s.stretch_ms >= p.steps[i].stretch_ms));
 }
 
 #[test]

@@ -24,6 +24,7 @@ pub mod run;
 pub mod sentinel;
 pub mod server;
 pub mod slack;
+pub mod stretch;
 pub mod topology;
 pub mod verdict;
 
@@ -118,9 +119,9 @@ pub fn reproduce(
         )));
     }
     let redis_version = server::version(&options.server.program)?;
-    let plan =
+    let mut plan =
         plan::plan(world, path).map_err(|u| ReproduceError::bad_environment(u.to_string()))?;
-    let slack = slack::slack(world, path, &plan);
+    let slack = slack::slack(world, path, &mut plan, options.speed);
     let mut runs = Vec::new();
     for _ in 0..repeat.max(1) {
         let run = run::run_once(&plan, &slack, options)?;

@@ -93,8 +93,10 @@ pub struct PlannedStep {
     /// The trace step it comes from (1-based).
     pub step: usize,
     pub label: String,
-    /// Virtual time of the action.
+    /// Virtual time of the action (the model's).
     pub at_ms: u64,
+    /// How much later it runs than `at_ms` (see `stretch.rs`).
+    pub stretch_ms: u64,
     pub action: RealAction,
 }
 
@@ -160,6 +162,7 @@ pub fn plan(world: &RedisWorld, path: &Path<RedisWorld>) -> Result<Plan, Unsuppo
             step: i + 1,
             label: step.label.clone(),
             at_ms,
+            stretch_ms: 0,
             action: what,
         });
         let last = planner.out.len() - 1;
@@ -368,6 +371,7 @@ impl Planner<'_> {
             step: start.step,
             label,
             at_ms: start.at_ms + after_ms,
+            stretch_ms: 0,
             action: end,
         });
     }

@@ -164,7 +164,7 @@ impl Runner<'_> {
                 records.push(record);
                 continue;
             }
-            let at_ms = s.at_ms + self.shift_ms;
+            let at_ms = s.at_ms + s.stretch_ms + self.shift_ms;
             if !vclock.sleep_until(at_ms) {
                 let why = format!("interrupted by {}", crate::interrupt::signal_name());
                 return (records, replies, Some(why));

@@ -5,7 +5,8 @@
 //! it, see `conns.rs`), so what can still change a reply is time itself: a key's expiry
 //! deadline near the instant a command runs, or the instant a paused server resumes and
 //! runs what queued up. A step's slack is the distance from its instant to the nearest
-//! deadline on its server. A run whose lateness so far reached a step's slack did not hold
+//! deadline on its server (after `stretch.rs` moved the steps that came too close after
+//! one). A run whose lateness so far reached a step's slack did not hold
 //! that step's timing: a divergence there, or a violation that did not happen, says nothing
 //! about Redis, and the verdict is INCONCLUSIVE instead.
 
@@ -13,15 +14,29 @@ use super::plan::{Plan, RealAction};
 use crate::oracles::RedisWorld;
 use lockcheck_sim::Path;
 
-/// Every planned step's slack: `None` for steps whose outcome does not depend on timing.
-pub fn slack(world: &RedisWorld, path: &Path<RedisWorld>, plan: &Plan) -> Vec<Option<u64>> {
+/// Every planned step's slack on the stretched schedule (see `stretch.rs`, which moves
+/// `plan`'s steps): `None` for steps whose outcome does not depend on timing.
+pub fn slack(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    plan: &mut Plan,
+    speed: f64,
+) -> Vec<Option<u64>> {
     let gaps = deadline_gaps(world, path, plan);
-    slack_of(&gaps)
+    let shifts = super::stretch::stretch(&gaps, super::stretch::target_ms(speed));
+    for (step, shift) in plan.steps.iter_mut().zip(&shifts.by_step_ms) {
+        step.stretch_ms = *shift;
+    }
+    shifts.slack_ms
 }
 
-/// For each planned step that runs commands on a server (a command, a resume): the
-/// distances, in the server's wall clock at that instant, to every key deadline on it.
-pub fn deadline_gaps(world: &RedisWorld, path: &Path<RedisWorld>, plan: &Plan) -> Vec<Vec<u64>> {
+/// A key deadline a step sees on its server: which (node, deadline in the node's wall
+/// clock), and how far it is from the step's instant (negative: already passed).
+pub type Gap = ((usize, i64), i64);
+
+/// For each planned step that runs commands on a server (a command, a resume): every key
+/// deadline on it, with its distance in the server's wall clock at that instant.
+pub fn deadline_gaps(world: &RedisWorld, path: &Path<RedisWorld>, plan: &Plan) -> Vec<Vec<Gap>> {
     plan.steps
         .iter()
         .map(|s| {
@@ -42,16 +57,10 @@ pub fn deadline_gaps(world: &RedisWorld, path: &Path<RedisWorld>, plan: &Plan) -
             n.keyspace
                 .entries()
                 .filter_map(|(_, e)| e.deadline_ms)
-                .map(|d| d.abs_diff(now_ms))
+                .map(|d| ((node, d), d - now_ms))
                 .collect()
         })
         .collect()
-}
-
-/// The slack of every planned step from its deadline gaps: the nearest, or `None` when no
-/// deadline is near (or the step runs no command).
-pub fn slack_of(gaps: &[Vec<u64>]) -> Vec<Option<u64>> {
-    gaps.iter().map(|g| g.iter().copied().min()).collect()
 }
 
 /// Whether the run held step `i`'s timing: every step up to it ran less late than its slack.
@@ -62,12 +71,6 @@ pub fn held(slack_ms: Option<u64>, worst_late_ms: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_step_is_as_slack_as_its_nearest_deadline() {
-        let gaps = vec![vec![40, 3_000, 7], vec![], vec![0]];
-        assert_eq!(slack_of(&gaps), vec![Some(7), None, Some(0)]);
-    }
 
     #[test]
     fn timing_holds_while_the_worst_lateness_stays_below_the_slack() {
