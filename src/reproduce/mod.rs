@@ -2,14 +2,17 @@
 //! violation found in the model is seen to happen on real Redis.
 //!
 //! The idea: the replayer is every client and the client-side network, so only the nodes
-//! need to be real. The planner turns the trace's path into timed actions (`plan.rs`); the
-//! supervisor starts one real server per node and kills every one by PID at the end
-//! (`server.rs`); the executor sends the model's own commands at their (scaled) times,
+//! (and Sentinel) need to be real. The planner turns the trace's path into timed actions
+//! (`plan.rs`) on the servers a world needs (`topology.rs`); the supervisor starts one real
+//! server per node, replicas and Sentinel behind proxies that a partition cuts (`proxy.rs`,
+//! `sentinel.rs`), and kills every one by PID at the end (`server.rs`); one connection per
+//! client and server keeps the plan's order (`conns.rs`); the executor sends the model's own commands at their (scaled) times,
 //! pauses, crashes, restarts and steps the clocks of real servers, and compares every real
 //! reply with the model's (`run.rs`, `matcher.rs`); the recorded oracle is judged on the
 //! history the real replies make (`observed.rs`); and slack analysis (`slack.rs`) turns a
 //! run that could not hold the timing a step needed into INCONCLUSIVE rather than a false
-//! NOT REPRODUCED (`verdict.rs`). Time runs `speed` times faster for the replayer and the
+//! NOT REPRODUCED (`verdict.rs`), after stretching the steps the model ran just past a
+//! deadline (`stretch.rs`). Time runs `speed` times faster for the replayer and the
 //! servers alike through a small preloaded clock library (`clock.rs`, `clock_shim.c`).
 
 pub mod clock;
