@@ -4,9 +4,9 @@
 use super::error::ErrorKind;
 use super::loaded::{load_run, Loaded};
 use super::{CliError, Output, ReproduceArgs, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
-use crate::reproduce::verdict::Verdict;
-use crate::reproduce::{report, reproduce, RunOptions, ServerOptions};
-use crate::InputError;
+use lockcheck::reproduce::verdict::Verdict;
+use lockcheck::reproduce::{interrupted, report, reproduce, RunOptions, ServerOptions};
+use lockcheck::InputError;
 
 pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
     let Loaded {
@@ -41,7 +41,7 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         }
     })?;
     let code = match r.verdict() {
-        _ if crate::interrupt::requested() => crate::interrupt::exit_code(),
+        _ if interrupted() => lockcheck::interrupt::exit_code(),
         Verdict::Reproduced => EXIT_VIOLATION,
         Verdict::Inconclusive { .. } => EXIT_LIMIT,
         Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,

@@ -79,7 +79,7 @@ impl VirtualClock {
     pub fn sleep_until(&self, t_ms: u64) -> bool {
         let target = self.mono_at_ns(t_ms);
         loop {
-            if crate::interrupt::requested() {
+            if super::interrupted() {
                 return false;
             }
             let rest = target - mono_ns() - SPIN_NS;

@@ -37,6 +37,11 @@ pub use run::RunOptions;
 pub use server::ServerOptions;
 use verdict::{decide, StepRecord, Verdict};
 
+/// Whether a signal has asked the process to stop (the flag every search holds too).
+pub fn interrupted() -> bool {
+    crate::interrupt::flag().load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The fastest speed: Sentinel's TILT and the servers' real-time waits set the ceiling.
 pub const MAX_SPEED: f64 = 10.0;
 
@@ -142,7 +147,7 @@ pub fn reproduce(
             worst_late_ms,
             pids: run.pids,
         });
-        if crate::interrupt::requested() {
+        if interrupted() {
             break;
         }
     }

@@ -150,7 +150,7 @@ impl Runner<'_> {
                 actual: None,
                 matched: None,
             };
-            if crate::interrupt::requested() {
+            if super::interrupted() {
                 return (
                     records,
                     replies,
@@ -189,7 +189,7 @@ impl Runner<'_> {
             }
             let differs = record.matched.is_some_and(|m| !m.agrees());
             records.push(record);
-            if crate::interrupt::requested() {
+            if super::interrupted() {
                 let why = format!("interrupted by {}", crate::interrupt::signal_name());
                 return (records, replies, Some(why));
             }
