@@ -49,7 +49,7 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
     let mut json = report::witness(&r, &a.trace, &saved.scenario.name);
     if let Some(file) = &a.witness {
         let text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
-        std::fs::write(file, text).map_err(|e| CliError::write(file, &e))?;
+        lockcheck::atomic_write::write_whole(file, text).map_err(|e| CliError::write(file, &e))?;
     }
     json["command"] = "reproduce".into();
     Ok(Output {
