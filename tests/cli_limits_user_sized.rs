@@ -2,7 +2,8 @@
 //! rules, a 100,000-entry lock list, 10,000 oracles, a four-billion-ms delay. Each input is
 //! built here; under `--time-limit` the command ends within the limit plus max(10 %, 200 ms)
 //! of what loading the input and printing the report take (measured by a run that stops
-//! after one state), and the first SIGINT is answered within 200 ms with the report printed.
+//! after one state), and the first SIGINT is answered within 200 ms with the report printed
+//! (in one of two runs, so that a stall of a loaded machine is not taken for a late answer).
 #![cfg(target_os = "linux")]
 
 use std::path::PathBuf;
@@ -117,16 +118,22 @@ fn holds_both_limits(file: &str, extra: &[&str]) {
         "{file}: {took:?} under a {LIMIT:?} limit ({before:?} to load and report)"
     );
     let args = [&["check", file, "--max-states", "1000000000"], extra].concat();
-    let (code, out, answered) = run(&args, Some(before + Duration::from_millis(500)));
-    assert_eq!(code, 130, "{out}");
-    assert!(
-        out.contains("verdict: NO VERDICT: interrupted by SIGINT"),
-        "{out}"
-    );
-    assert!(
-        answered <= Duration::from_millis(200),
-        "{file}: SIGINT answered after {answered:?}"
-    );
+    let mut answers = Vec::new();
+    // A second try only when the first was late: a loaded machine may stall a process for
+    // a moment, but a search that does not look at its interrupt flag is late both times.
+    for _ in 0..2 {
+        let (code, out, answered) = run(&args, Some(before + Duration::from_millis(500)));
+        assert_eq!(code, 130, "{out}");
+        assert!(
+            out.contains("verdict: NO VERDICT: interrupted by SIGINT"),
+            "{out}"
+        );
+        answers.push(answered);
+        if answered <= Duration::from_millis(200) {
+            return;
+        }
+    }
+    panic!("{file}: SIGINT answered after {answers:?}");
 }
 
 /// As many work durations as a state may offer choices: one list, shared by the states

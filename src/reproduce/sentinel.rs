@@ -75,14 +75,7 @@ impl Supervisor {
         );
         fs::write(&conf, text).map_err(|e| io_error(&conf, e))?;
         self.links.insert((i, setup.master), monitor);
-        let clock_file = match clock {
-            Some(c) => {
-                let f = dir.join("clock");
-                c.create(&f).map_err(|e| io_error(&f, e))?;
-                Some(f)
-            }
-            None => None,
-        };
+        let clock_file = super::server::clock_file_in(&dir, clock)?;
         self.servers.push(Server {
             name: setup.name.clone(),
             port,

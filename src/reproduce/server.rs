@@ -118,14 +118,7 @@ impl Supervisor {
             let port = port_of(options.first_port, i)?;
             let dir = s.root.join(&node.name);
             fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
-            let clock_file = match clock {
-                Some(c) => {
-                    let f = dir.join("clock");
-                    c.create(&f).map_err(|e| io_error(&f, e))?;
-                    Some(f)
-                }
-                None => None,
-            };
+            let clock_file = clock_file_in(&dir, clock)?;
             let mut args = server_args(port, &dir, node);
             if let Some(m) = node.replica_of {
                 let proxy = Proxy::start(s.servers[m].port);
@@ -418,6 +411,19 @@ fn free_port() -> Result<u16, ReproduceError> {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .map_err(|e| ReproduceError::environment(format!("no free loopback port: {e}")))
+}
+
+/// A server's clock file in its directory `dir`, when the run has a clock library.
+pub(super) fn clock_file_in(
+    dir: &std::path::Path,
+    clock: Option<&ClockFiles>,
+) -> Result<Option<PathBuf>, ReproduceError> {
+    let Some(c) = clock else {
+        return Ok(None);
+    };
+    let f = dir.join("clock");
+    c.create(&f).map_err(|e| io_error(&f, e))?;
+    Ok(Some(f))
 }
 
 pub(super) fn io_error(path: &std::path::Path, e: std::io::Error) -> ReproduceError {

@@ -56,18 +56,13 @@ pub fn kleppmann_pause_past_lease() -> Scenario {
 /// account that refuses old tokens: the lock is broken, the data is not.
 pub fn fencing_prevents_damage() -> Scenario {
     let fenced = |name: &str, start| {
-        let protocol = ProtocolSpec::SingleNode {
-            node: "redis".into(),
-            ttl_ms: 10_000,
-            release: Release::OwnerChecked,
-            retry_ms: vec![2_000],
-            acquire_timeout_ms: None,
-            give_up_check: GiveUpCheck::AtDeadline,
-            max_attempts: None,
-            request_timeout_ms: Some(2_000),
-            fencing_counter: Some("order_lock:token".into()),
-            via_sentinel: false,
-        };
+        let mut protocol = single_node("redis", 10_000);
+        if let ProtocolSpec::SingleNode {
+            fencing_counter, ..
+        } = &mut protocol
+        {
+            *fencing_counter = Some("order_lock:token".into());
+        }
         let mut c = client(name, protocol, &[1_000], start);
         c.workload.uses_account = true;
         c

@@ -60,24 +60,10 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
 /// P1 takes the order lock then the inventory lock, P2 inventory then payment, P3 payment
 /// then order: seed 000's three-process cycle.
 fn seed_clients(protocol: ProtocolSpec) -> Vec<ClientSpec> {
-    let client = |name: &str, locks: [&str; 2]| ClientSpec {
-        name: name.into(),
-        protocol: protocol.clone(),
-        workload: WorkloadSpec {
-            locks: locks.iter().map(|l| l.to_string()).collect(),
-            rounds: 1,
-            start_after_ms: 0,
-            work_ms: vec![100],
-            uses_account: false,
-            amount: 10,
-            checks_stop_event: false,
-            on_fail: Default::default(),
-            steps: Vec::new(),
-            round_steps: Vec::new(),
-        },
-        token_service_fencing: false,
-        clock: ClockSpecDe::default(),
-        owner: None,
+    let client = |name: &str, locks: [&str; 2]| {
+        let mut c = kit::client(name, protocol.clone(), &[100], 0);
+        c.workload.locks = locks.iter().map(|l| l.to_string()).collect();
+        c
     };
     vec![
         client("P1", [ORDER, INVENTORY]),

@@ -168,13 +168,16 @@ impl<M: Model> Search<'_, M> {
         }
         let mut seen_any = false;
         let every = admitted_between_looks(self.checker.props.len());
-        for (n, next) in successors.enumerate() {
+        let mut until_look = every;
+        for next in successors {
             let new = known_new();
             if let Flow::Stop(o) = self.admit_successor(entry, next, new, frontier, options) {
                 return Flow::Stop(o);
             }
             seen_any |= self.last_seen;
-            if n % every == every - 1 {
+            until_look -= 1;
+            if until_look == 0 {
+                until_look = every;
                 if let Some(stopped) = self.watch.says_stop() {
                     self.stats.unique_states = self.admitted;
                     return Flow::Stop(stopped.outcome());

@@ -63,6 +63,9 @@ impl Watch {
         if (self.interrupt.as_ref()).is_some_and(|flag| flag.load(Ordering::Relaxed)) {
             return Some(Stopped::Interrupted);
         }
+        if self.time_limit_ms.is_none() && self.memory_limit_bytes.is_none() {
+            return None;
+        }
         let now_ms = self.clock.as_ref()?.elapsed_ms();
         if self.time_limit_ms.is_some_and(|limit| now_ms >= limit) {
             return Some(Stopped::WallTime);
