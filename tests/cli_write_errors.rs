@@ -157,3 +157,34 @@ fn a_long_non_ascii_name_becomes_a_bounded_file_name() {
     assert!(!stem.contains("__"), "{stem}");
     assert!(dir.join(&file).is_file(), "{file}");
 }
+
+/// `shrink` whose output cannot be written still prints the shrunk run, then exits 4.
+#[test]
+fn a_shrunk_trace_that_cannot_be_saved_is_printed_all_the_same() {
+    let dir = workdir("shrink-unwritable");
+    let out = lockcheck_within(&dir, &["check", SMALL, "-o", "found.json"], LIMIT);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    std::fs::create_dir_all(dir.join("taken.json")).unwrap();
+    let out = lockcheck_within(&dir, &["shrink", "found.json", "-o", "taken.json"], LIMIT);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("still violates me-resource"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("shrunk trace not saved: taken.json: cannot write:"),
+        "{}",
+        out.stdout
+    );
+    let out = lockcheck_within(
+        &dir,
+        &["--json", "shrink", "found.json", "-o", "taken.json"],
+        LIMIT,
+    );
+    assert_eq!(out.code, 4);
+    let j = json(&out);
+    assert_eq!(j["oracle"], "me-resource");
+    assert_eq!(j["write_error"]["file"], "taken.json");
+}

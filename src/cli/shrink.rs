@@ -4,7 +4,7 @@
 use super::loaded::{load_run, Loaded};
 use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
-use super::{CliError, Output, ShrinkArgs, EXIT_VIOLATION};
+use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
 use lockcheck::report::timeline;
 use lockcheck::saved::save_violation;
 use lockcheck::InputError;
@@ -44,8 +44,10 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.shrunk.json", stem(&a.trace))));
+    // The shrunk run stands even when its trace cannot be saved: it is printed, and the
+    // exit code says the write failed.
     let written =
-        save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e))?;
+        save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e));
     let entries = timeline::entries(&world, &small);
     let changes = changes(&world, &path, &small);
     let text = format!(
@@ -55,7 +57,10 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         plural(faults_in(&world, &small), "fault"),
         changes.lines(),
         timeline::text(&entries, Some(&property)),
-        written.note(),
+        match &written {
+            Ok(written) => written.note(),
+            Err(e) => format!("shrunk trace not saved: {e}\n"),
+        },
     );
     let mut j = json!({
         "command": "shrink",
@@ -68,12 +73,19 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         "output": out.display().to_string(),
         "timeline": entries,
     });
+    if let Err(e) = &written {
+        j["write_error"] = json!({"file": e.error.file, "message": e.error.message});
+    }
     for (k, v) in changes.json().as_object().into_iter().flatten() {
         j[k] = v.clone();
     }
     Ok(Output {
         text,
         json: j,
-        code: EXIT_VIOLATION,
+        code: if written.is_ok() {
+            EXIT_VIOLATION
+        } else {
+            EXIT_IO
+        },
     })
 }
