@@ -54,6 +54,11 @@ pub struct Pacer {
     last: Option<(u64, u64)>,
     /// Growth per expansion, the highest seen between two readings.
     bytes_per_expansion: u64,
+    /// Whether a rate was measured (over two readings far enough apart).
+    rate_known: bool,
+    /// The fewest expansions a rate is measured over, beyond [`MIN_INTERVAL`]: a batch
+    /// engine's batch, which allocates at its start.
+    rate_window: u64,
     /// The previous look at the clock: expansions then, ms then.
     last_time: Option<(u64, u64)>,
     /// The interval [`Pacer::next_time_interval`] chose last.
@@ -61,6 +66,13 @@ pub struct Pacer {
 }
 
 impl Pacer {
+    /// Measures growth rates over at least `expansions` (a batch engine's batch): the
+    /// growth of a batch happens at its start, and the threads' first allocations with the
+    /// first one, so a shorter window would take them for the rate of every expansion.
+    pub fn measure_rates_over(&mut self, expansions: u64) {
+        self.rate_window = expansions;
+    }
+
     /// The bytes `expansions` more expansions may add at the highest rate seen.
     pub fn growth_within(&self, expansions: u64) -> u64 {
         self.bytes_per_expansion.saturating_mul(expansions)
@@ -72,18 +84,29 @@ impl Pacer {
     /// Without a limit, or while memory does not grow, the interval is [`MAX_INTERVAL`];
     /// before a growth rate is known (the first reading), it is [`MIN_INTERVAL`].
     pub fn next_interval(&mut self, expanded: u64, bytes: u64, limit_bytes: Option<u64>) -> u64 {
-        let last = self.last.replace((expanded, bytes));
         let Some(limit_bytes) = limit_bytes else {
+            self.last = Some((expanded, bytes));
             return MAX_INTERVAL;
         };
-        let Some((last_expanded, last_bytes)) = last else {
+        let Some((last_expanded, last_bytes)) = self.last else {
+            self.last = Some((expanded, bytes));
             return MIN_INTERVAL;
         };
-        let grown_bytes = bytes.saturating_sub(last_bytes);
-        let steps = expanded.saturating_sub(last_expanded).max(1);
-        // Rounded up, so that any growth at all counts.
-        let measured = grown_bytes.div_ceil(steps);
-        self.bytes_per_expansion = self.bytes_per_expansion.max(measured);
+        // A rate is measured over at least MIN_INTERVAL expansions: between two readings
+        // closer than that (the clock's pace may ask for one after every expansion), what
+        // else the process allocated (threads starting, buffers) would pass for the growth
+        // of one expansion. The next reading then measures from the older one.
+        let steps = expanded.saturating_sub(last_expanded);
+        if steps >= MIN_INTERVAL.max(self.rate_window) {
+            // Rounded up, so that any growth at all counts.
+            let measured = bytes.saturating_sub(last_bytes).div_ceil(steps);
+            self.bytes_per_expansion = self.bytes_per_expansion.max(measured);
+            self.last = Some((expanded, bytes));
+            self.rate_known = true;
+        }
+        if !self.rate_known {
+            return MIN_INTERVAL;
+        }
         if self.bytes_per_expansion == 0 {
             return MAX_INTERVAL;
         }
@@ -121,6 +144,32 @@ mod tests {
         let mut p = Pacer::default();
         assert_eq!(p.next_interval(16, 1_000, None), MAX_INTERVAL);
         assert_eq!(p.next_interval(4_112, 9_000_000, None), MAX_INTERVAL);
+    }
+
+    #[test]
+    fn readings_an_expansion_apart_measure_no_rate() {
+        let mut p = Pacer::default();
+        p.next_interval(1, 30_000_000, Some(1 << 34));
+        // 20 MB more one expansion later: threads started, not a rate of 20 MB an expansion.
+        assert_eq!(p.next_interval(2, 50_000_000, Some(1 << 34)), MIN_INTERVAL);
+        assert_eq!(p.growth_within(1_000), 0);
+        // Measured from the first reading, over 17 expansions.
+        p.next_interval(18, 50_000_000 + 17_000, Some(1 << 34));
+        assert_eq!(p.growth_within(1), (20_000_000 + 17_000u64).div_ceil(17));
+    }
+
+    #[test]
+    fn a_batch_engine_measures_its_rate_over_a_whole_batch() {
+        let mut p = Pacer::default();
+        p.measure_rates_over(8_192);
+        p.next_interval(0, 30_000_000, Some(1 << 34));
+        // 100 MB as the first batch's threads start, 40 expansions in: no rate yet.
+        assert_eq!(
+            p.next_interval(40, 130_000_000, Some(1 << 34)),
+            MIN_INTERVAL
+        );
+        p.next_interval(8_192, 131_000_000, Some(1 << 34));
+        assert_eq!(p.growth_within(1), 101_000_000u64.div_ceil(8_192));
     }
 
     #[test]

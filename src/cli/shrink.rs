@@ -6,7 +6,7 @@ use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
 use lockcheck::report::timeline;
-use lockcheck::saved::save_violation;
+use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::InputError;
 use lockcheck_sim::{shrink, ShrinkOptions, Trace};
 use serde_json::json;
@@ -40,10 +40,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         .into());
     };
     let trace = Trace::from_path(&world, &small, Some(&property));
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.shrunk.json", stem(&a.trace))));
+    let out = output_path(a);
     // The shrunk run stands even when its trace cannot be saved: it is printed, and the
     // exit code says the write failed.
     let written =
@@ -57,10 +54,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         plural(faults_in(&world, &small), "fault"),
         changes.lines(),
         timeline::text(&entries, Some(&property)),
-        match &written {
-            Ok(written) => written.note(),
-            Err(e) => format!("shrunk trace not saved: {e}\n"),
-        },
+        saved_note(&written),
     );
     let mut j = json!({
         "command": "shrink",
@@ -88,4 +82,17 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
             EXIT_IO
         },
     })
+}
+
+/// Where the shrunk trace was saved, or why it was not.
+fn saved_note(written: &Result<SavedViolation, CliError>) -> String {
+    match written {
+        Ok(written) => written.note(),
+        Err(e) => format!("shrunk trace not saved: {e}\n"),
+    }
+}
+
+/// The file the shrunk trace goes to: `-o`, or the trace's name with `.shrunk.json`.
+fn output_path(a: &ShrinkArgs) -> PathBuf {
+    (a.output.clone()).unwrap_or_else(|| PathBuf::from(format!("{}.shrunk.json", stem(&a.trace))))
 }

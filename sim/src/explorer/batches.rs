@@ -78,6 +78,7 @@ where
     };
     let mut search = Search::new(model, plan, &options, threads);
     search.expansions_ahead = (CHUNK_PARENTS * threads) as u64;
+    search.pacer.measure_rates_over(search.expansions_ahead);
     let trials = Trials::of(&options);
     let mut engine = Batches {
         search,
