@@ -263,7 +263,9 @@ fn a_large_grid_is_bounded_and_answers_sigint_while_it_is_built() {
 #[test]
 fn sigint_while_a_large_scenario_loads_is_answered() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let locks = list(100_000, |i| format!("\"l{i}\""));
+    // Large enough that loading outlasts the signal's 100 ms with room on a fast machine
+    // (100,000 locks loaded in 230 ms once).
+    let locks = list(300_000, |i| format!("\"l{i}\""));
     let file = write(
         "locks-load.toml",
         &scenario(&locks, r#"["5s"]"#, &me_lock(1)),
