@@ -215,13 +215,12 @@ impl<M: Model> Prep<'_, M> {
         entry: &Pending<M::State>,
         scratch: &mut Scratch<M::Action>,
     ) -> Prepared<M::State> {
-        match self.watch.says_stop() {
-            Some(stopped) => Prepared {
-                node: entry.node,
-                expanded: Expanded::unexpanded(Fate::Abandoned(stopped)),
-                successors: Vec::new(),
-            },
-            None => self.prepare_all(entry, scratch, Vec::new()),
+        let mut successors = Vec::new();
+        let expanded = self.expand_all_watched(entry, scratch, &mut successors);
+        Prepared {
+            node: entry.node,
+            expanded,
+            successors,
         }
     }
 
