@@ -22,6 +22,46 @@ fn every_built_in_round_trips_through_toml() {
     }
 }
 
+/// `show --toml` writes a scenario in the order the guide reads it (the scenario, its nodes,
+/// clients, account, network, faults, search bounds, oracles and expectation; in a client,
+/// its protocol before its workload), not alphabetically.
+#[test]
+fn an_exported_file_reads_in_the_guides_order() {
+    let scenario = builtin::by_name("seed-003-incident").unwrap();
+    let text = to_toml(&scenario);
+    let position = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("`{needle}` is not in\n{text}"))
+    };
+    let order = [
+        "\nname = ",
+        "\ndescription = ",
+        "\n[[nodes]]",
+        "\n[[clients]]",
+        "\n[clients.protocol]",
+        "\n[clients.workload]",
+        "\n[account]",
+        "\n[network]",
+        "\n[faults]",
+        "\n[explore]",
+        "\n[[oracles]]",
+        "\n[expect]",
+    ];
+    for pair in order.windows(2) {
+        assert!(
+            position(pair[0]) < position(pair[1]),
+            "`{}` comes after `{}`:\n{text}",
+            pair[0].trim(),
+            pair[1].trim()
+        );
+    }
+    let protocol = &text[position("\n[clients.protocol]")..];
+    assert!(
+        protocol.find("\nkind = ").unwrap() < protocol.find("\nnode = ").unwrap(),
+        "a protocol starts with its kind:\n{text}"
+    );
+}
+
 #[test]
 fn an_exported_file_checks_like_the_built_in() {
     let dir = workdir("show-toml");
