@@ -132,8 +132,7 @@ fn the_step_table_shows_every_step_and_the_verdict() {
         assert!(out.stdout.contains(word), "{}", out.stdout);
     }
     assert!(
-        out.stdout
-            .contains("crash redis (Process), restart after 1000 ms"),
+        out.stdout.contains("crash redis, restart after 1000 ms"),
         "{}",
         out.stdout
     );
@@ -158,7 +157,7 @@ fn the_step_table_shows_every_step_and_the_verdict() {
     assert_eq!(witness["runs"].as_array().unwrap().len(), 2);
     let crash = &witness["runs"][0]["steps"][3];
     assert_eq!(
-        crash["label"], "crash redis (Process), restart after 1000 ms",
+        crash["label"], "crash redis, restart after 1000 ms",
         "{witness}"
     );
     assert!(

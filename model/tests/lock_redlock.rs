@@ -92,7 +92,7 @@ fn crash_last(world: RedisWorld, n: usize) -> (RedisWorld, Vec<(u64, String)>) {
     let mut faults = Vec::new();
     for &node in crashed {
         envelope = envelope.crash(node, &[CrashKind::Process], &[None], 1);
-        faults.push((0, format!("crash redis-{} (Process), no restart", node + 1)));
+        faults.push((0, format!("crash redis-{}, no restart", node + 1)));
     }
     (world.with_faults(envelope), faults)
 }
@@ -389,11 +389,7 @@ fn local_first_decides_on_the_local_quorum_without_waiting_for_the_remote_nodes(
 #[test]
 fn local_first_counts_remote_answers_when_a_local_node_is_down() {
     let local_first = two_sites(small(Dispatch::LocalFirst { local: 3 }));
-    let path = run(
-        &local_first,
-        &[(0, "crash redis-1 (Process), no restart")],
-        1_000,
-    );
+    let path = run(&local_first, &[(0, "crash redis-1, no restart")], 1_000);
     // redis-1 times out at 105, redis-2 and -3 answer by 109; the remote OKs came at 65.
     assert_eq!(acquired(&path), (109, 1_000 - 104 - 12));
 }

@@ -218,13 +218,9 @@ fn aof_always_keeps_an_acknowledged_lock_across_kill_9_on_both() {
     ])
     .with_faults(FaultEnvelope::none().crash(MASTER, &[CrashKind::Process], &[Some(300)], 1));
     // The node applied the SET at 11 ms; it crashes at 12 ms, its acknowledgement on the wire.
-    let s = run(
-        &w,
-        &[(12, "crash master (Process), restart after 300 ms")],
-        2_000,
-    )
-    .last_state()
-    .clone();
+    let s = run(&w, &[(12, "crash master, restart after 300 ms")], 2_000)
+        .last_state()
+        .clone();
     assert_eq!(
         reply(&s, 1, 0),
         Some(Reply::ok()),

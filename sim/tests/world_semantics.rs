@@ -219,14 +219,14 @@ fn a_process_crash_keeps_what_the_actor_keeps_and_a_power_loss_loses_it() {
         1,
     ));
     let crash = |kind: &str| {
-        let label = format!("crash b ({kind}), restart after 50 ms");
+        let label = format!("crash b{kind}, restart after 50 ms");
         run(&w, &["advance to 1 ms", "timer b: \"before\"", &label])
     };
-    let s = crash("Process");
+    let s = crash("");
     assert_eq!(events(&s, 1), vec!["timer before at wall 1 mono 1"]);
     assert_eq!(s.actor(1).unwrap().restarts, 1);
     assert_eq!(s.now_ms, 51, "the pending timer died with the process");
-    let s = crash("PowerLoss");
+    let s = crash(" with power loss");
     assert!(events(&s, 1).is_empty());
     assert_eq!(s.actor(1).unwrap().restarts, 1);
 }
@@ -240,7 +240,7 @@ fn messages_to_a_crashed_process_are_lost() {
     let w = world(a, quiet(), ClockSpec::default())
         .with_network(Network::uniform(LinkSpec::fixed(5)))
         .with_faults(FaultEnvelope::none().crash(1, &[CrashKind::Process], &[Some(30)], 1));
-    let s = run(&w, &["crash b (Process), restart after 30 ms"]);
+    let s = run(&w, &["crash b, restart after 30 ms"]);
     assert!(events(&s, 1).is_empty(), "{:?}", events(&s, 1));
     // hello was in flight at the crash, late was sent while b was down.
 }

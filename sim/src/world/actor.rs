@@ -22,6 +22,17 @@ pub enum CrashKind {
     PowerLoss,
 }
 
+impl CrashKind {
+    /// How a label says it, in the scenario format's words (`power_loss = true`): nothing
+    /// for a process crash, ` with power loss` for a power loss.
+    pub fn label_suffix(self) -> &'static str {
+        match self {
+            CrashKind::Process => "",
+            CrashKind::PowerLoss => " with power loss",
+        }
+    }
+}
+
 /// The fault type of an actor without faults of its own: it has no values, so no such
 /// fault can be declared or offered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -96,7 +96,7 @@ impl<A: Actor> World<A> {
                     Some(d) => format!("restart after {d} ms"),
                     None => "no restart".to_string(),
                 };
-                format!("crash {} ({kind:?}), {restart}", name(*process))
+                format!("crash {}{}, {restart}", name(*process), kind.label_suffix())
             }
             WorldAction::Partition { index, duration_ms } => {
                 let heal = match duration_ms {
