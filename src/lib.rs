@@ -45,3 +45,14 @@ pub use oracles::RedisWorld;
 pub use saved::{load_trace, save_violation, SavedTrace};
 pub use scenario::{builtin, kit, Scenario};
 pub use wall_clock::SystemWallClock;
+
+/// The README's Rust examples, compiled (and their `main` run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
+/// The Rust examples of the guide's page on the API, compiled as doctests (the madsim one,
+/// which needs `--cfg madsim`, is marked `ignore`).
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/rust.md")]
+struct GuideRustExamples;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 /// The search clones and drops world states at a high rate (a successor copies the state's
 /// vectors and the message it handles); mimalloc serves those small allocations about a
-/// third faster than the system allocator (`examples/scenarios_bench`, README "Benchmarks").
+/// third faster than the system allocator (`examples/scenarios_bench`, `docs/guide/benchmarks.md`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -533,8 +533,8 @@ pub struct ExploreSpec {
     /// Steps one random walk takes at most (worlds with periodic timers never go quiet).
     #[serde(default = "default_walk_steps")]
     pub random_max_steps: u32,
-    /// Bits of each state's fingerprint the search compares: 64 or 128 (see the README's
-    /// "Threads and fingerprints").
+    /// Bits of each state's fingerprint the search compares: 64 or 128 (see the guide's
+    /// "Threads and fingerprints", `docs/guide/search.md`).
     #[serde(
         default = "default_fingerprint_bits",
         skip_serializing_if = "is_default_fingerprint_bits"

@@ -20,15 +20,20 @@ pub struct Out {
 
 /// Runs `lockcheck args` in `dir`; kills it and panics if it runs longer than `limit`.
 pub fn lockcheck_within(dir: &Path, args: &[&str], limit: Duration) -> Out {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lockcheck"));
+    command.args(args).current_dir(dir);
+    run_within(command, &format!("lockcheck {args:?}"), limit)
+}
+
+/// Runs `command`; kills it and panics (naming it `what`) if it runs longer than `limit`.
+pub fn run_within(mut command: Command, what: &str, limit: Duration) -> Out {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lockcheck"))
-        .args(args)
-        .current_dir(dir)
+    let mut child = command
         .env_remove("RUST_BACKTRACE")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("run lockcheck");
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || {
@@ -42,13 +47,13 @@ pub fn lockcheck_within(dir: &Path, args: &[&str], limit: Duration) -> Out {
         s
     });
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for lockcheck") {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
             break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("lockcheck {args:?} ran longer than {limit:?}");
+            panic!("{what} ran longer than {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
     };
