@@ -2,8 +2,8 @@
 //! (a pause past the lease, fencing, crashes, late unlocks, restarts, failover).
 
 use super::kit::{
-    account, account_clients, base, client, crash_for_good, node, old_master_cut_off, pause,
-    single_node,
+    account, account_clients, base, client, crash_for_good, fenced, node, old_master_cut_off,
+    pause, single_node,
 };
 use super::*;
 
@@ -56,13 +56,7 @@ pub fn kleppmann_pause_past_lease() -> Scenario {
 /// account that refuses old tokens: the lock is broken, the data is not.
 pub fn fencing_prevents_damage() -> Scenario {
     let fenced = |name: &str, start| {
-        let mut protocol = single_node("redis", 10_000);
-        if let ProtocolSpec::SingleNode {
-            fencing_counter, ..
-        } = &mut protocol
-        {
-            *fencing_counter = Some("order_lock:token".into());
-        }
+        let protocol = fenced(single_node("redis", 10_000), "order_lock:token");
         let mut c = client(name, protocol, &[1_000], start);
         c.workload.uses_account = true;
         c
@@ -303,12 +297,7 @@ pub fn failover_rolls_back_fencing_counter() -> Scenario {
         "fencing tokens from a counter on the master: the failover rolls the counter back, the account takes a stale write",
     );
     for c in &mut s.clients {
-        if let ProtocolSpec::SingleNode {
-            fencing_counter, ..
-        } = &mut c.protocol
-        {
-            *fencing_counter = Some("order_lock:token".into());
-        }
+        c.protocol = fenced(c.protocol.clone(), "order_lock:token");
         c.workload.uses_account = true;
         c.workload.work_ms = vec![10_000];
     }

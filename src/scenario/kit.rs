@@ -109,6 +109,25 @@ pub fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     }
 }
 
+/// `protocol`, a single-node lock, with fencing tokens: its lock script increments the
+/// counter key `counter` and hands the value out with the grant. Pair it with
+/// [`account`]`(true, ..)`, whose account refuses a token older than one it has seen (a
+/// scenario whose account fences with no token source is refused when it is checked).
+///
+/// # Panics
+///
+/// On another kind of protocol: only the single-node lock has a fencing counter (a
+/// Redlock or Redisson client fences with `ClientSpec::token_service_fencing`).
+pub fn fenced(mut protocol: ProtocolSpec, counter: &str) -> ProtocolSpec {
+    match &mut protocol {
+        ProtocolSpec::SingleNode {
+            fencing_counter, ..
+        } => *fencing_counter = Some(counter.into()),
+        _ => panic!("only a single-node lock has a fencing counter"),
+    }
+    protocol
+}
+
 /// A client called `name` using `protocol` for one round on `order_lock`: it starts after
 /// `start_after_ms` and holds the lock for each of `work_ms` (one is chosen per run).
 pub fn client(
