@@ -14,8 +14,10 @@
 //! same set exactly when their entries are equal (empty ones are marked and compare equal).
 
 mod federation;
+mod store;
 
 pub use federation::Federation;
+pub use store::{NextLevel, SymbolicStore};
 
 /// No bound.
 pub const INF: i64 = i64::MAX;

@@ -1,9 +1,11 @@
 //! The integer DBMs and federations of `lockcheck_sim::dbm` against brute force: random
 //! constraints on up to three coordinates inside a small box, every operation's result
-//! compared point by point with the set the constraints define, enumerated.
+//! compared point by point with the set the constraints define, enumerated; and the symbolic
+//! store over them against a plain set of points per shape.
 
-use lockcheck_sim::dbm::{Dbm, Federation, INF};
+use lockcheck_sim::dbm::{Dbm, Federation, NextLevel, SymbolicStore, INF};
 use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Every coordinate of a generated set lies in `-BOX..=BOX`.
 const BOX: i64 = 3;
@@ -162,4 +164,68 @@ proptest! {
             prop_assert_eq!(fed.includes(&cut_fed), covered);
         }
     }
+
+    #[test]
+    fn splitting_where_a_deadline_falls_due_parts_the_set_at_that_instant(raws in some_raws(), k in 1usize..=3, due in -4i64..=4) {
+        let dim = raws[0].dim;
+        let k = 1 + (k - 1) % dim;
+        let mut fed = Federation::empty(dim);
+        raws.iter().for_each(|r| { fed.add(r.dbm()); });
+        let (now_due, later) = fed.split_due(k, due);
+        for p in points(dim, BOX) {
+            let member = raws.iter().any(|r| r.holds(&p));
+            prop_assert_eq!(now_due.contains(&p), member && p[k - 1] <= due, "point {:?}", p);
+            prop_assert_eq!(later.contains(&p), member && p[k - 1] > due, "point {:?}", p);
+        }
+    }
+
+    #[test]
+    fn the_store_admits_exactly_the_points_no_earlier_state_of_the_shape_had(levels in store_levels()) {
+        let mut store = SymbolicStore::new();
+        let mut seen: BTreeMap<u64, BTreeSet<Vec<i64>>> = BTreeMap::new();
+        for level in &levels {
+            let mut next = NextLevel::new();
+            let mut waiting: BTreeMap<u64, BTreeSet<Vec<i64>>> = BTreeMap::new();
+            for (shape, raws) in level {
+                let dim = raws[0].dim;
+                let mut set = Federation::empty(dim);
+                raws.iter().for_each(|r| { set.add(r.dbm()); });
+                let new = store.admit(*shape, &set);
+                let before = seen.entry(*shape).or_default();
+                for p in points(dim, BOX) {
+                    let arriving = raws.iter().any(|r| r.holds(&p));
+                    prop_assert_eq!(new.contains(&p), arriving && !before.contains(&p), "shape {} point {:?}", shape, p);
+                    if arriving && !before.contains(&p) {
+                        waiting.entry(*shape).or_default().insert(p.clone());
+                    }
+                }
+                before.extend(points(dim, BOX).into_iter().filter(|p| raws.iter().any(|r| r.holds(p))));
+                next.push(*shape, new);
+                let stored = store.stored(*shape).unwrap();
+                for p in points(dim, BOX) {
+                    prop_assert_eq!(stored.contains(&p), before.contains(&p));
+                }
+            }
+            let entries = next.into_entries();
+            let shapes: Vec<u64> = entries.iter().map(|(s, _)| *s).collect();
+            prop_assert_eq!(shapes.iter().collect::<BTreeSet<_>>().len(), shapes.len(), "a shape queued twice in one level");
+            prop_assert_eq!(shapes.iter().copied().collect::<BTreeSet<_>>(), waiting.keys().copied().collect::<BTreeSet<_>>());
+            for (shape, part) in &entries {
+                for p in points(part.dim(), BOX) {
+                    prop_assert_eq!(part.contains(&p), waiting[shape].contains(&p), "shape {} point {:?}", shape, p);
+                }
+            }
+        }
+        prop_assert_eq!(store.shapes(), seen.len());
+    }
+}
+
+/// Levels of admissions: each a list of (shape, union of sets); shape `s` has `s % 3 + 1`
+/// far coordinates, as one shape has one layout.
+fn store_levels() -> impl Strategy<Value = Vec<Vec<(u64, Vec<Raw>)>>> {
+    let admission = (0u64..4).prop_flat_map(|shape| {
+        let dim = (shape % 3 + 1) as usize;
+        (Just(shape), prop::collection::vec(raw(dim), 1..3))
+    });
+    prop::collection::vec(prop::collection::vec(admission, 1..6), 1..4)
 }

@@ -98,6 +98,17 @@ impl Federation {
         self.pieces.retain(|p| !p.is_empty());
     }
 
+    /// The vectors whose coordinate `k` is due within `due_ms` (`xk <= due_ms`), and the rest
+    /// (`xk > due_ms`): where a search advances time by `due_ms`, the first part is where the
+    /// far deadline `k` falls due on the way and the second where it is still ahead.
+    pub fn split_due(&self, k: usize, due_ms: i64) -> (Federation, Federation) {
+        let mut due = self.clone();
+        due.constrain(k, 0, due_ms);
+        let mut later = self.clone();
+        later.constrain(0, k, -(due_ms + 1));
+        (due, later)
+    }
+
     /// Forgets coordinate `k` in every piece.
     pub fn free(&mut self, k: usize) {
         let pieces = std::mem::take(&mut self.pieces);
