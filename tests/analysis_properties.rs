@@ -39,7 +39,7 @@ fn single_node_pause(
         else {
             unreachable!("the seed scenario is single-node")
         };
-        (*ttl, *retry) = (ttl_ms, vec![retry_ms]);
+        (*ttl, *retry) = (Some(ttl_ms), vec![retry_ms]);
     }
     s.faults = FaultsSpec {
         pauses: vec![PauseSpec {

@@ -50,7 +50,7 @@ fn profiles_lists_every_library_with_its_versions_and_defaults() {
         "node-redlock 4.0 to 4.2",
         "  required: ttl_ms (node-redlock's `lock(resource, ttl)` has no default TTL: give the `ttl` the code passes)",
         "    node_timeout_ms = \"never\"",
-        "redis-py 4.3.4 to 7.4",
+        "redis-py 4.3.4 to 8.2",
         "redisson 3.44",
     ] {
         assert!(out.stdout.lines().any(|l| l == line), "{line}\n{}", out.stdout);

@@ -159,7 +159,7 @@ fn node_redlock_and_redis_py_stand_for_theirs() {
     else {
         panic!("redis-py is the single-node lock");
     };
-    assert_eq!((node.as_str(), ttl_ms), ("redis-1", 5_000));
+    assert_eq!((node.as_str(), ttl_ms), ("redis-1", Some(5_000)));
     assert_eq!((release, retry_ms), (Release::OwnerChecked, vec![100]));
     assert_eq!((acquire_timeout_ms, request_timeout_ms), (None, None));
 }

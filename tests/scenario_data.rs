@@ -63,7 +63,7 @@ fn duplicate_names_impossible_values_and_missing_parts_are_refused() {
     assert_eq!(
         refused(
             |s| if let ProtocolSpec::SingleNode { ttl_ms, .. } = &mut s.clients[0].protocol {
-                *ttl_ms = 0;
+                *ttl_ms = Some(0);
             }
         ),
         "clients[0].protocol.ttl_ms: must be greater than 0"

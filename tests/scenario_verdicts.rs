@@ -40,6 +40,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
         "phantom-cycle-separate-reads",
         Some("detector-false-positive"),
     ),
+    ("redis-py-no-timeout-holder-dies", Some("liveness")),
+    ("redis-py-timeout-holder-dies", None),
     ("redisson-fair-lock-dead-waiter", Some("progress")),
     ("redisson-five-minute-job-lease-crash", Some("liveness")),
     ("redisson-five-minute-job-lease-gc", None),

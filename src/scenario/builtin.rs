@@ -66,6 +66,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_node_redlock_extend::all())
     .chain(super::builtin_redisson_fair::all())
     .chain(super::builtin_steps::all())
+    .chain(super::builtin_redis_py_timeout::all())
     .collect()
 }
 

@@ -250,7 +250,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
     let via_sentinel = |name: &str, start| {
         let protocol = ProtocolSpec::SingleNode {
             node: "redis-1".into(),
-            ttl_ms: 30_000,
+            ttl_ms: Some(30_000),
             release: Release::OwnerChecked,
             retry_ms: vec![2_000],
             acquire_timeout_ms: None,

@@ -45,7 +45,7 @@ const PAYMENT: &str = "payment_lock_tx_9012";
 fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
     ProtocolSpec::SingleNode {
         node: "redis".into(),
-        ttl_ms,
+        ttl_ms: Some(ttl_ms),
         release: Release::OwnerChecked,
         retry_ms: vec![500],
         acquire_timeout_ms,

@@ -97,7 +97,7 @@ pub fn node(name: &str) -> NodeSpec {
 pub fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
     ProtocolSpec::SingleNode {
         node: node.into(),
-        ttl_ms,
+        ttl_ms: Some(ttl_ms),
         release: Release::OwnerChecked,
         retry_ms: vec![2_000],
         acquire_timeout_ms: None,

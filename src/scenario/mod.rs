@@ -15,6 +15,7 @@ pub(crate) mod builtin_node_redlock_5;
 pub(crate) mod builtin_node_redlock_extend;
 pub(crate) mod builtin_profiles;
 pub(crate) mod builtin_progress;
+pub(crate) mod builtin_redis_py_timeout;
 pub(crate) mod builtin_redisson;
 pub(crate) mod builtin_redisson_fair;
 pub(crate) mod builtin_redisson_replicas;

@@ -33,8 +33,9 @@ use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 pub enum ProtocolSpec {
     SingleNode {
         node: String,
-        #[serde(deserialize_with = "duration::ms")]
-        ttl_ms: u64,
+        /// The key's TTL; `"never"`: the key never expires (redis-py's `timeout=None`).
+        #[serde(deserialize_with = "duration::opt_ms")]
+        ttl_ms: Option<u64>,
         #[serde(default = "owner_checked")]
         release: Release,
         /// Retry delay: one value, or several (a jittered retry: each a choice).

@@ -26,7 +26,9 @@ pub enum Release {
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SingleNode {
     pub node: ProcessId,
-    pub ttl_ms: u64,
+    /// The key's TTL (`None`: it never expires, as with redis-py's default `timeout=None`,
+    /// so a holder that never releases keeps the lock for good).
+    pub ttl_ms: Option<u64>,
     pub release: Release,
     /// Delay before trying again after a refusal or a timeout: one of these (several: a
     /// jittered retry, each value a choice).
@@ -54,7 +56,7 @@ impl std::fmt::Debug for SingleNode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("SingleNode");
         d.field("node", &self.node)
-            .field("ttl_ms", &self.ttl_ms)
+            .field("ttl_ms", &OptionalMs(self.ttl_ms))
             .field("release", &self.release)
             .field("retry_ms", &self.retry_ms)
             .field("acquire_timeout_ms", &self.acquire_timeout_ms);
@@ -151,7 +153,7 @@ impl SingleNode {
     pub fn new(node: ProcessId, ttl_ms: u64) -> Self {
         SingleNode {
             node,
-            ttl_ms,
+            ttl_ms: Some(ttl_ms),
             release: Release::OwnerChecked,
             retry_ms: vec![100],
             acquire_timeout_ms: None,
@@ -185,19 +187,20 @@ impl SingleNode {
         io: &mut LockIo,
     ) {
         *state = SingleState::Acquiring { tag, node, tries };
-        let command = match &self.fencing_counter {
-            Some(counter) => Command::Script(LockScript::FencedAcquire {
+        let command = match (&self.fencing_counter, self.ttl_ms) {
+            (Some(counter), Some(ttl_ms)) => Command::Script(LockScript::FencedAcquire {
                 key: io.key.to_vec(),
                 token: io.owner.to_vec(),
-                ttl_ms: self.ttl_ms as i64,
+                ttl_ms: ttl_ms as i64,
                 counter_key: counter.clone(),
             }),
-            None => Command::Set(Set {
+            (Some(_), None) => unreachable!("a fenced lock has a TTL (the scenario checks it)"),
+            (None, ttl_ms) => Command::Set(Set {
                 key: io.key.to_vec(),
                 value: io.owner.to_vec(),
                 condition: Some(SetCondition::Nx),
                 get: false,
-                expiry: SetExpiry::Px(self.ttl_ms as i64),
+                expiry: ttl_ms.map_or(SetExpiry::NoTtl, |ms| SetExpiry::Px(ms as i64)),
             }),
         };
         io.request(node, tag, command);
@@ -364,12 +367,17 @@ impl Engine for SingleNode {
         let SingleState::Holding { node } = *state else {
             return Some(LockEvent::NotExtended);
         };
+        // redis-py refuses to extend or reacquire a lock without a timeout (`LockError`)
+        // before it sends anything.
+        let Some(ttl_ms) = self.ttl_ms else {
+            return Some(LockEvent::NotExtended);
+        };
         let (key, token) = (io.key.to_vec(), io.owner.to_vec());
         let script = match how {
             Extension::Ttl => LockScript::CompareAndPexpire {
                 key,
                 token,
-                ttl_ms: self.ttl_ms as i64,
+                ttl_ms: ttl_ms as i64,
             },
             Extension::By(ms) | Extension::To(ms) => LockScript::RedisPyExtend {
                 key,

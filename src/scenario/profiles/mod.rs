@@ -81,7 +81,7 @@ pub fn catalogue() -> &'static [Profile] {
         redsync::V4,
         node_redlock::V4,
         node_redlock_5::V5,
-        redis_py::V4_TO_7,
+        redis_py::V4_TO_8,
         redisson::V3_17,
         redisson::V3_44,
     ]

@@ -1,10 +1,17 @@
 //! redis-py's `Lock` (`redis.lock.Lock`, made by `Redis.lock(name, timeout=...)`), read
 //! from `redis/lock.py` at tag v5.3.1; the file behaves the same from v4.3.4 (when
-//! `acquire` took its `sleep` argument) to v7.4.1 (v5.0.2 adds the lock's name to its
-//! errors, v6.0.0 `raise_on_release_error`, which only `__exit__` reads).
+//! `acquire` took its `sleep` argument) to v8.2.0 (v5.0.2 adds the lock's name to its
+//! errors, v6.0.0 `raise_on_release_error`, which only `__exit__` reads; v8.0.0 and v8.1.0
+//! change type hints only). v8.2.0 changes three things no scenario can tell apart: the
+//! token is a `uuid4`; a release that fails keeps the token (so the caller may retry it);
+//! and the extend and reacquire scripts leave the expiry alone and answer 1 when the new
+//! TTL would be 0 or less, which a TTL left above 0 and a positive extension never give.
 //!
 //! - Defaults (76-85): `timeout=None`, `sleep=0.1`, `blocking=True`,
 //!   `blocking_timeout=None`, `thread_local=True`; the client's `socket_timeout` is `None`.
+//! - `timeout=None` is the default `ttl_ms = "never"`: `SET name token NX` with no expiry,
+//!   so a holder that crashes or never releases keeps the lock for good; `extend` and
+//!   `reacquire` then raise `LockError` before sending anything.
 //! - `acquire` (173-218): `SET name token NX PX int(timeout * 1000)` (`do_acquire`, 220-228),
 //!   and while it fails: `sleep` seconds and try again, for ever unless `blocking_timeout`
 //!   is given (`acquire_timeout_ms`). The timeout is checked after a failed attempt, before
@@ -23,30 +30,25 @@
 //!   TTL left or replaces it, and `LUA_REACQUIRE_SCRIPT`, the owner-checked `PEXPIRE` to
 //!   `timeout`); a 0 is `LockNotOwnedError`.
 //!
-//! Left out: `timeout=None` (a key that never expires: give `ttl_ms`).
-
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 
-pub(crate) const V4_TO_7: Profile = Profile {
+pub(crate) const V4_TO_8: Profile = Profile {
     library: "redis-py",
-    source: "redis/redis-py: redis/lock.py at v5.3.1 (the same from v4.3.4 to v7.4.1)",
-    versions: "4.3.4 to 7.4",
+    source: "redis/redis-py: redis/lock.py at v5.3.1 (the same from v4.3.4 to v8.2.0)",
+    versions: "4.3.4 to 8.2",
     first: [4, 3, 4],
-    last: [7, 4, u32::MAX],
-    summary: "SET NX PX on one node, retried every 100 ms (for ever, or until the next try would start past blocking_timeout), released with the compare-and-delete script, no request timeout",
+    last: [8, 2, u32::MAX],
+    summary: "SET NX PX on one node (SET NX with no expiry unless a timeout is given: the default timeout=None never expires), retried every 100 ms (for ever, or until the next try would start past blocking_timeout), released with the compare-and-delete script, no request timeout",
     defaults,
-    required: &[(
-        "ttl_ms",
-        "redis-py's `timeout` defaults to None, a key that never expires: give the `timeout` the code passes",
-    )],
+    required: &[],
     derive: derives_nothing,
 };
 
 fn defaults() -> ProtocolSpec {
     ProtocolSpec::SingleNode {
         node: String::new(),
-        ttl_ms: 0,
+        ttl_ms: None,
         release: Release::OwnerChecked,
         retry_ms: vec![100],
         acquire_timeout_ms: None,

@@ -264,9 +264,15 @@ impl Builder<'_> {
                 "`before_sleep` compares the next attempt's start with the timeout, which needs one retry delay (redis-py sleeps a fixed `sleep`); give `retry_ms` one value",
             ));
         }
+        if ttl_ms.is_none() && fencing_counter.is_some() {
+            return Err(error(
+                self.at("ttl_ms"),
+                "the fenced acquire script sets a TTL: give `ttl_ms` a duration, or leave out `fencing_counter`",
+            ));
+        }
         Ok(SingleNode {
             node: self.redis_node(node, "node")?,
-            ttl_ms: self.positive(*ttl_ms, "ttl_ms")?,
+            ttl_ms: ttl_ms.map(|ms| self.positive(ms, "ttl_ms")).transpose()?,
             release: *release,
             retry_ms: self.retry_delays(retry_ms)?,
             acquire_timeout_ms: *acquire_timeout_ms,
