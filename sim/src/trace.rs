@@ -10,9 +10,9 @@
 use crate::chooser::{Recording, ReplayChooser, ReplayMismatch};
 use crate::explorer::try_explore;
 use crate::frontier::Walk;
-use crate::model::Model;
+use crate::model::{Model, PropertyKind};
 use crate::options::{Options, Stop};
-use crate::report::{Path, Report};
+use crate::report::{Path, Report, Status};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -233,7 +233,8 @@ fn check_times<M: Model>(model: &M, trace: &Trace, path: &Path<M>) -> Result<(),
     Ok(())
 }
 
-/// The recorded property exists and the replayed run violates it.
+/// The recorded property exists and the replayed run violates it (or, for a `sometimes`
+/// property, witnesses it).
 fn check_property<M: Model>(trace: &Trace, report: &Report<M>) -> Result<(), TraceError> {
     let Some(name) = trace.property.as_deref() else {
         return Err(TraceError::Damaged(
@@ -247,7 +248,15 @@ fn check_property<M: Model>(trace: &Trace, report: &Report<M>) -> Result<(), Tra
             known.join(", ")
         )));
     };
-    if !verdict.status.is_violated() {
+    // A trace of a `sometimes` property is a witness: its run must reach the event.
+    if verdict.kind == PropertyKind::Sometimes {
+        if !matches!(verdict.status, Status::Witnessed(_)) {
+            return Err(TraceError::Damaged(format!(
+                "it records a witness of {name}, but its {} steps do not reach it (steps are missing or the property was changed)",
+                trace.steps.len()
+            )));
+        }
+    } else if !verdict.status.is_violated() {
         return Err(TraceError::Damaged(format!(
             "it records a violation of {name}, but its {} steps do not violate it (steps are missing or the property was changed)",
             trace.steps.len()

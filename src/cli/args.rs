@@ -43,8 +43,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// Replay a saved trace exactly and print its timeline.
     Replay(ReplayArgs),
-    /// Play a saved counterexample against real redis-server processes: a step table and
-    /// REPRODUCED, NOT REPRODUCED, DIVERGED at step k or INCONCLUSIVE.
+    /// Play a saved counterexample (or a witness that `check --save-witnesses` saved)
+    /// against real redis-server processes: a step table and REPRODUCED, NOT REPRODUCED,
+    /// DIVERGED at step k or INCONCLUSIVE.
     Reproduce(ReproduceArgs),
     /// Write a smaller trace that still violates the same oracle.
     Shrink(ShrinkArgs),
@@ -118,6 +119,11 @@ pub struct CheckArgs {
     /// (`<scenario>.<oracle>.trace.json` in the trace folder).
     #[arg(long, conflicts_with = "output")]
     pub all_oracles: bool,
+    /// On a safe verdict, save the run that witnessed each `sometimes` oracle
+    /// (`<scenario>.<oracle>.witness.trace.json` in the trace folder), for `replay` and for
+    /// `reproduce` on real Redis.
+    #[arg(long)]
+    pub save_witnesses: bool,
     /// Split the exhaustive search into this many shards and run one of them (`--shard`);
     /// `lockcheck merge` combines their result files.
     #[arg(long, value_name = "N", requires = "shard", conflicts_with_all = ["random", "hash_compaction"])]

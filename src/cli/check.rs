@@ -77,6 +77,20 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         text.extend(expectation.line());
         j["verdict"] = json!(verdict);
         j["never_witnessed"] = json!(hollow);
+        let mut code = code;
+        if a.save_witnesses {
+            let (lines, saved) = super::witness_traces::save_witnesses(a, &scenario, &checked);
+            text.push_str(&lines);
+            if saved
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|w| w.get("trace_error").is_some())
+            {
+                code = EXIT_IO;
+            }
+            j["witness_traces"] = saved;
+        }
         return Ok(Output {
             text,
             json: j,

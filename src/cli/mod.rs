@@ -32,6 +32,7 @@ mod shrink_report;
 mod stats;
 mod sweep;
 mod sweep_traces;
+mod witness_traces;
 mod words;
 
 pub use args::*;

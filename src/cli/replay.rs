@@ -5,6 +5,7 @@ use super::loaded::{load_run, Loaded};
 use super::words::meaning_of;
 use super::{CliError, Output, ReplayArgs, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::report::timeline;
+use lockcheck_sim::Status;
 use serde_json::json;
 
 pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
@@ -35,13 +36,22 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
         timeline::text(&entries, first)
     );
     let recorded = saved.trace.property.as_deref();
-    let reproduced = recorded.is_some_and(|p| violated.contains(&p));
+    // A trace of a `sometimes` oracle is a witness (`check --save-witnesses`).
+    let witnessed = recorded.is_some_and(|p| {
+        report
+            .property(p)
+            .is_some_and(|r| matches!(r.status, Status::Witnessed(_)))
+    });
+    let reproduced = recorded.is_some_and(|p| violated.contains(&p)) || witnessed;
     text.push_str(&match (first, recorded) {
-        (Some(_), Some(p)) if reproduced => format!(
+        (Some(_), Some(p)) if reproduced && !witnessed => format!(
             "verdict: VIOLATION of {p} reproduced{}\n",
             meaning_of(&saved.scenario, p)
         ),
         (Some(o), _) => format!("verdict: VIOLATION of {o}\n"),
+        (None, Some(p)) if witnessed => {
+            format!("verdict: no violation; the run witnesses {p}, as recorded\n")
+        }
         (None, Some(p)) => {
             format!("verdict: no violation: the recorded violation of {p} does NOT reproduce\n")
         }
@@ -55,6 +65,7 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
         "recorded_oracle": recorded,
         "violated": violated,
         "reproduced": reproduced,
+        "witnessed": witnessed,
         "verdict": if first.is_some() { "violated" } else { "no_violation" },
         "timeline": entries,
     });

@@ -7,6 +7,7 @@ use super::{CliError, Output, ReproduceArgs, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION
 use lockcheck::reproduce::verdict::Verdict;
 use lockcheck::reproduce::{interrupted, report, reproduce, RunOptions, ServerOptions};
 use lockcheck::InputError;
+use lockcheck_sim::Status;
 
 pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
     let Loaded {
@@ -16,9 +17,10 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         report: model,
     } = load_run(&a.trace, None)?;
     let property = saved.trace.property.clone().unwrap_or_default();
-    let violated = model
-        .property(&property)
-        .is_some_and(|p| p.status.is_violated());
+    // A violation, or the witness a `check --save-witnesses` trace records.
+    let recorded = model.property(&property);
+    let witness = recorded.is_some_and(|p| matches!(p.status, Status::Witnessed(_)));
+    let happened = witness || recorded.is_some_and(|p| p.status.is_violated());
     let options = RunOptions {
         speed: a.speed,
         server: ServerOptions {
@@ -27,7 +29,7 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         },
         stall_before: None,
     };
-    let r = reproduce(&world, &path, &property, violated, a.repeat, &options).map_err(|e| {
+    let r = reproduce(&world, &path, &property, happened, a.repeat, &options).map_err(|e| {
         CliError {
             kind: if e.bad_input {
                 ErrorKind::BadInput
@@ -52,12 +54,18 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         lockcheck::atomic_write::write_whole(file, text).map_err(|e| CliError::write(file, &e))?;
     }
     json["command"] = "reproduce".into();
+    json["witness"] = witness.into();
     Ok(Output {
         text: format!(
-            "reproduce {} (scenario {}, {} steps)\n{}",
+            "reproduce {} (scenario {}, {} steps, {} {property})\n{}",
             a.trace,
             saved.scenario.name,
             path.steps.len(),
+            if witness {
+                "a witness of"
+            } else {
+                "a violation of"
+            },
             report::text(&r)
         ),
         json,

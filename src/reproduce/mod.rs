@@ -110,13 +110,14 @@ impl Reproduction {
     }
 }
 
-/// Plays `path` of `world` (a counterexample of `property`, which the model's run
-/// violates if `model_violated`) `repeat` times against real servers.
+/// Plays `path` of `world` (a counterexample of `property`, or a witness of it when it is a
+/// `sometimes` property; the model's run shows that if `model_happened`) `repeat` times
+/// against real servers.
 pub fn reproduce(
     world: &RedisWorld,
     path: &Path<RedisWorld>,
     property: &str,
-    model_violated: bool,
+    model_happened: bool,
     repeat: usize,
     options: &RunOptions,
 ) -> Result<Reproduction, ReproduceError> {
@@ -133,7 +134,7 @@ pub fn reproduce(
     let mut runs = Vec::new();
     for _ in 0..repeat.max(1) {
         let run = run::run_once(&plan, &slack, options)?;
-        let observed = observed::judge(world, path, &run.replies, property, model_violated);
+        let observed = observed::judge(world, path, &run.replies, property, model_happened);
         let verdict = decide(&run.records, run.stopped.as_deref(), &observed);
         let worst_late_ms = run
             .records

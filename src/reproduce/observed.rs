@@ -14,25 +14,27 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The recorded `property` on the history in which trace step i (0-based) delivered
-/// `real[i]` instead of the model's reply; only `always` properties are judged on states,
-/// any other kind takes the model's verdict (`model_violated`).
+/// `real[i]` instead of the model's reply: an `always` property happens where some state
+/// breaks it, a `sometimes` property (a witness trace) where some state meets it; any other
+/// kind takes the model's verdict (`model_happened`).
 pub fn judge(
     world: &RedisWorld,
     path: &Path<RedisWorld>,
     real: &BTreeMap<usize, Reply>,
     property: &str,
-    model_violated: bool,
+    model_happened: bool,
 ) -> Observed {
-    let condition = world
+    let event = world
         .properties
         .iter()
         .find(|p| p.name == property)
         .and_then(|p| match &p.claim {
-            Claim::Always(c) => Some(c.clone()),
+            Claim::Always(c) => Some((c.clone(), false)),
+            Claim::Sometimes(c) => Some((c.clone(), true)),
             _ => None,
         });
     let mut state = path.states[0].clone();
-    let mut violated = false;
+    let mut happened = false;
     for (i, step) in path.steps.iter().enumerate() {
         let action = match (&step.action, real.get(&i)) {
             (WorldAction::Deliver { from, to, msg }, Some(reply)) => match &**msg {
@@ -64,14 +66,16 @@ pub fn judge(
         if let Some(next) = world.next_state(&state, &action) {
             state = next;
         }
-        violated |= condition.as_ref().is_some_and(|c| !c(world, &state));
+        happened |= event
+            .as_ref()
+            .is_some_and(|(c, holds)| c(world, &state) == *holds);
     }
-    let violated = match condition {
-        Some(_) => violated,
-        None => model_violated,
+    let happened = match event {
+        Some(_) => happened,
+        None => model_happened,
     };
-    if violated {
-        Observed::Violated
+    if happened {
+        Observed::Happened
     } else {
         Observed::Holds
     }

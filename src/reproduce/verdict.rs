@@ -33,8 +33,9 @@ pub struct StepRecord {
 /// What the oracle said of the observed history.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Observed {
-    /// The recorded property is violated.
-    Violated,
+    /// What the trace records happened: its property is violated or, for a witness of a
+    /// `sometimes` property, witnessed.
+    Happened,
     Holds,
     /// Given the real replies, the model's clients do something else at this step.
     OtherPath {
@@ -119,7 +120,7 @@ pub fn decide(records: &[StepRecord], stopped: Option<&str>, observed: &Observed
         };
     }
     match (observed, missed) {
-        (Observed::Violated, _) => Verdict::Reproduced,
+        (Observed::Happened, _) => Verdict::Reproduced,
         (_, Some(m)) => inconclusive_timing(m, worst_late_ms),
         (Observed::Holds, None) => Verdict::NotReproduced,
         (Observed::OtherPath { step }, None) => Verdict::Inconclusive {
@@ -170,7 +171,7 @@ mod tests {
             rec(1, 0.3, Some(50), None),
             rec(2, 0.1, None, Some(Match::Exact)),
         ];
-        assert_eq!(decide(&r, None, &Observed::Violated), Verdict::Reproduced);
+        assert_eq!(decide(&r, None, &Observed::Happened), Verdict::Reproduced);
         assert_eq!(decide(&r, None, &Observed::Holds), Verdict::NotReproduced);
     }
 
@@ -220,7 +221,7 @@ mod tests {
             "{why}"
         );
         assert_eq!(
-            decide(&quiet, None, &Observed::Violated),
+            decide(&quiet, None, &Observed::Happened),
             Verdict::Reproduced
         );
     }
@@ -260,7 +261,7 @@ mod tests {
     #[test]
     fn a_run_that_stopped_early_is_inconclusive() {
         let r = [rec(1, 0.0, None, Some(Match::Exact))];
-        let v = decide(&r, Some("interrupted by SIGINT"), &Observed::Violated);
+        let v = decide(&r, Some("interrupted by SIGINT"), &Observed::Happened);
         assert_eq!(
             v,
             Verdict::Inconclusive {
