@@ -62,40 +62,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     j["expectation"] = expectation.json();
     let violations = checked.violations();
     if violations.is_empty() {
-        let hollow = checked.report.hollow();
-        let (line, verdict, code) = no_violation_verdict(&checked, &a.limits);
-        text.push_str(&line);
-        if !a.random {
-            text.extend(limit_hint(&checked.report));
-        }
-        if !hollow.is_empty() {
-            text.push_str(&format!(
-                "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
-                hollow.join(", ")
-            ));
-        }
-        text.extend(expectation.line());
-        j["verdict"] = json!(verdict);
-        j["never_witnessed"] = json!(hollow);
-        let mut code = code;
-        if a.save_witnesses {
-            let (lines, saved) = super::witness_traces::save_witnesses(a, &scenario, &checked);
-            text.push_str(&lines);
-            if saved
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|w| w.get("trace_error").is_some())
-            {
-                code = EXIT_IO;
-            }
-            j["witness_traces"] = saved;
-        }
-        return Ok(Output {
-            text,
-            json: j,
-            code,
-        });
+        return Ok(safe_output(a, &scenario, &checked, &expectation, text, j));
     }
     let mut each = Vec::new();
     for (i, &violation) in violations.iter().enumerate() {
@@ -193,6 +160,52 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         j["signal"] = json!(interrupt::signal_name());
     }
     (text, j)
+}
+
+/// A check without a violation: the verdict, the hint of a search cut short, a hollow
+/// green's warning, the expectation, and the witnesses if asked to save them.
+fn safe_output(
+    a: &CheckArgs,
+    scenario: &Scenario,
+    checked: &Checked,
+    expectation: &VerdictComparison,
+    mut text: String,
+    mut j: Value,
+) -> Output {
+    let hollow = checked.report.hollow();
+    let (line, verdict, code) = no_violation_verdict(checked, &a.limits);
+    text.push_str(&line);
+    if !a.random {
+        text.extend(limit_hint(&checked.report));
+    }
+    if !hollow.is_empty() {
+        text.push_str(&format!(
+            "warning: never witnessed: {} (the fault this scenario is about never mattered; the green verdict is hollow)\n",
+            hollow.join(", ")
+        ));
+    }
+    text.extend(expectation.line());
+    j["verdict"] = json!(verdict);
+    j["never_witnessed"] = json!(hollow);
+    let mut code = code;
+    if a.save_witnesses {
+        let (lines, saved) = super::witness_traces::save_witnesses(a, scenario, checked);
+        text.push_str(&lines);
+        if saved
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|w| w.get("trace_error").is_some())
+        {
+            code = EXIT_IO;
+        }
+        j["witness_traces"] = saved;
+    }
+    Output {
+        text,
+        json: j,
+        code,
+    }
 }
 
 /// A violation: its counterexample's timeline, the trace saved with the command that replays
