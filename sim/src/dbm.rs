@@ -149,6 +149,26 @@ impl Dbm {
         }
     }
 
+    /// The same set over other coordinates: new coordinate `i` (1-based) is old coordinate
+    /// `sources[i - 1]`, or a new one without bounds where that is `None`; old coordinates no
+    /// source names are projected away. Exact: a closed DBM's projection is its submatrix,
+    /// and a coordinate without bounds tightens no path.
+    pub fn remap(&self, sources: &[Option<usize>]) -> Dbm {
+        let dim = sources.len();
+        let mut out = Dbm::universe(dim);
+        out.empty = self.empty;
+        let source = |i: usize| if i == 0 { Some(0) } else { sources[i - 1] };
+        for i in 0..=dim {
+            for j in 0..=dim {
+                if let (Some(a), Some(b)) = (source(i), source(j)) {
+                    assert!(a <= self.dim && b <= self.dim, "no coordinate {a} or {b}");
+                    out.set(i, j, self.bound(a, b));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether every vector of `other` is one of this set's.
     pub fn includes(&self, other: &Dbm) -> bool {
         assert_eq!(self.dim, other.dim, "DBMs of different dimensions");

@@ -180,6 +180,24 @@ proptest! {
     }
 
     #[test]
+    fn remapping_projects_copies_and_adds_coordinates(
+        r in (1usize..=3).prop_flat_map(raw),
+        sources in prop::collection::vec(prop::option::of(1usize..=3), 0..=3),
+    ) {
+        let sources: Vec<Option<usize>> =
+            sources.into_iter().map(|s| s.map(|k| 1 + (k - 1) % r.dim)).collect();
+        let moved = r.dbm().remap(&sources);
+        let olds: Vec<Vec<i64>> = points(r.dim, BOX).into_iter().filter(|p| r.holds(p)).collect();
+        for q in points(sources.len(), BOX + 1) {
+            let member = olds.iter().any(|p| {
+                sources.iter().zip(&q).all(|(s, v)| s.is_none_or(|k| p[k - 1] == *v))
+            });
+            prop_assert_eq!(moved.contains(&q), member, "point {:?} from {:?}", q, sources);
+        }
+        prop_assert_eq!(moved.is_empty(), olds.is_empty());
+    }
+
+    #[test]
     fn the_store_admits_exactly_the_points_no_earlier_state_of_the_shape_had(levels in store_levels()) {
         let mut store = SymbolicStore::new();
         let mut seen: BTreeMap<u64, BTreeSet<Vec<i64>>> = BTreeMap::new();

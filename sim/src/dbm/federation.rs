@@ -109,6 +109,15 @@ impl Federation {
         (due, later)
     }
 
+    /// Every piece over other coordinates ([`Dbm::remap`]).
+    pub fn remap(&self, sources: &[Option<usize>]) -> Federation {
+        let mut out = Federation::empty(sources.len());
+        for p in &self.pieces {
+            out.add(p.remap(sources));
+        }
+        out
+    }
+
     /// Forgets coordinate `k` in every piece.
     pub fn free(&mut self, k: usize) {
         let pieces = std::mem::take(&mut self.pieces);
