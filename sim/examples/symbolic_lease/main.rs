@@ -1,0 +1,45 @@
+//! The symbolic prototype on the lease world against its concrete search, as the work grows:
+//! client 2 retries every `retry_ms` while client 1 works, so the rounds grow with the work.
+//!
+//! `cargo run --release -p lockcheck-sim --example symbolic_lease -- [RETRY_MS]` prints, for
+//! each work length, the rounds, the concrete states, the symbolic shapes, the expansions
+//! of the symbolic search and its stored DBMs, and whether the members of the stored
+//! symbolic states are exactly the concrete states.
+
+mod world;
+
+use world::{search, Lease};
+
+fn main() {
+    let retry_ms: i64 = std::env::args()
+        .nth(1)
+        .map(|a| a.parse().expect("RETRY_MS is a number of ms"))
+        .unwrap_or(20);
+    println!("work_ms  rounds  concrete  expansions  symbolic shapes  symbolic expansions  DBMs  members = concrete");
+    for rounds in [2, 4, 8, 16, 32] {
+        let work_ms = 200 + rounds * retry_ms;
+        let world = |far_ms| Lease {
+            ttl_ms: work_ms + 500,
+            work_ms,
+            retry_ms,
+            start2_ms: 100,
+            delays_ms: vec![1, 2],
+            far_ms,
+        };
+        let concrete = search(&world(i64::MAX));
+        let symbolic = search(&world(100));
+        let pieces: usize = symbolic
+            .stored
+            .values()
+            .map(|(_, f)| f.pieces().len())
+            .sum();
+        println!(
+            "{work_ms:>7}  {rounds:>6}  {:>8}  {:>10}  {:>15}  {:>19}  {pieces:>4}  {}",
+            concrete.shapes(),
+            concrete.expansions,
+            symbolic.shapes(),
+            symbolic.expansions,
+            symbolic.members() == concrete.members(),
+        );
+    }
+}
