@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release -p lockcheck-sim --example symbolic_lease -- [RETRY_MS]` prints, for
 //! each work length, the rounds, the concrete states, the symbolic shapes, the expansions
-//! of the symbolic search and its stored DBMs, and whether the members of the stored
-//! symbolic states are exactly the concrete states.
+//! of the symbolic search and its stored DBMs, whether the members of the stored symbolic
+//! states are exactly the concrete states, and the verdict of both searches.
 
 mod world;
 
@@ -15,7 +15,7 @@ fn main() {
         .nth(1)
         .map(|a| a.parse().expect("RETRY_MS is a number of ms"))
         .unwrap_or(20);
-    println!("work_ms  rounds  concrete  expansions  symbolic shapes  symbolic expansions  DBMs  members = concrete");
+    println!("work_ms  rounds  concrete  expansions  symbolic shapes  symbolic expansions  DBMs  members = concrete  overlap");
     for rounds in [2, 4, 8, 16, 32] {
         let work_ms = 200 + rounds * retry_ms;
         let world = |far_ms| Lease {
@@ -34,12 +34,17 @@ fn main() {
             .map(|(_, f)| f.pieces().len())
             .sum();
         println!(
-            "{work_ms:>7}  {rounds:>6}  {:>8}  {:>10}  {:>15}  {:>19}  {pieces:>4}  {}",
+            "{work_ms:>7}  {rounds:>6}  {:>8}  {:>10}  {:>15}  {:>19}  {pieces:>4}  {:>18}  {}",
             concrete.shapes(),
             concrete.expansions,
             symbolic.shapes(),
             symbolic.expansions,
             symbolic.members() == concrete.members(),
+            if symbolic.overlap == concrete.overlap {
+                format!("{} in both", symbolic.overlap)
+            } else {
+                "DIFFERS".to_string()
+            },
         );
     }
 }
