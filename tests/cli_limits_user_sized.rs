@@ -110,11 +110,22 @@ fn holds_both_limits(file: &str, extra: &[&str]) {
         extra,
     ]
     .concat();
-    let (code, out, took) = run(&args, None);
-    assert_eq!(code, 3, "{out}");
-    assert!(out.contains("wall-time limit reached"), "{out}");
+    // A second try only when the first was late, as for the interrupt below: a loaded
+    // machine may stall a process for a moment, a search that ignores its limit is late
+    // both times.
+    let mut took = Vec::new();
+    for _ in 0..2 {
+        let (code, out, t) = run(&args, None);
+        assert_eq!(code, 3, "{out}");
+        assert!(out.contains("wall-time limit reached"), "{out}");
+        took.push(t);
+        if t <= before + LIMIT + slack(LIMIT) {
+            break;
+        }
+    }
+    let best = *took.iter().min().unwrap();
     assert!(
-        took <= before + LIMIT + slack(LIMIT),
+        best <= before + LIMIT + slack(LIMIT),
         "{file}: {took:?} under a {LIMIT:?} limit ({before:?} to load and report)"
     );
     let args = [&["check", file, "--max-states", "1000000000"], extra].concat();
