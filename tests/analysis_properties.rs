@@ -283,6 +283,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: None,
     };

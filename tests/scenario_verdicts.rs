@@ -33,8 +33,13 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("node-redlock-5-pause-during-acquire", Some("me-resource")),
     ("node-redlock-5-pause-during-extend", Some("me-resource")),
     ("node-redlock-5-tie-never-decided", Some("progress")),
+    (
+        "node-redlock-5-using-believes-through-pause",
+        Some("me-lock"),
+    ),
     ("node-redlock-5-using-pause-checked", None),
     ("node-redlock-5-using-pause-unchecked", Some("me-resource")),
+    ("node-redlock-5-using-validity-belief", None),
     ("node-redlock-wall-clock-step", Some("me-lock")),
     (
         "phantom-cycle-separate-reads",

@@ -35,6 +35,7 @@ fn watched_lock() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,

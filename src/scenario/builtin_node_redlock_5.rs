@@ -114,20 +114,24 @@ pub fn node_redlock_5_tie_never_decided() -> Scenario {
 
 /// `using` on three nodes, a 5 s lock extended 500 ms before its expiry: `p1` works 12 s
 /// and pauses 6 s at 5 s, just after its first extension (valid until about 9.45 s); `p2`
-/// asks from 8 s on, every 200 ms, and works 3 s; both read and debit the account.
-/// `checks_signal`: `p1`'s routine checks `signal.aborted` before it writes.
-fn using_pause(checks_signal: bool) -> Scenario {
+/// asks from 8 s on, every 200 ms, and works 3 s; both read and debit the account, and the
+/// account is the question (`me-resource`). `checks_signal`: `p1`'s routine checks
+/// `signal.aborted` before it writes. `belief`: what the business code believes (the
+/// profile's `until_aborted` unless given).
+fn using_pause(checks_signal: bool, belief: Option<&str>) -> Scenario {
     let nodes = ["redis-1", "redis-2", "redis-3"];
-    let protocol = ProtocolSpec::library(
-        "node-redlock",
-        "5.0.0-beta.2",
-        json!({ "nodes": nodes, "ttl_ms": 5_000, "retry_ms": [200], "auto_extension": {} }),
-    );
+    let mut table =
+        json!({ "nodes": nodes, "ttl_ms": 5_000, "retry_ms": [200], "auto_extension": {} });
+    if let Some(belief) = belief {
+        table["belief"] = json!(belief);
+    }
+    let protocol = ProtocolSpec::library("node-redlock", "5.0.0-beta.2", table);
     let mut p1 = client("p1", protocol.clone(), &[12_000], 0);
     p1.workload.checks_stop_event = checks_signal;
     Scenario {
         faults: pause_at("p1", 6_000, 5_000),
         clients: account_clients(vec![p1, client("p2", protocol, &[3_000], 8_000)]),
+        oracles: vec![OracleSpec::MeResource],
         ..pause_during_acquire("5.0.0-beta.2")
     }
 }
@@ -140,7 +144,7 @@ pub fn node_redlock_5_using_pause_unchecked() -> Scenario {
         expect: ExpectedVerdict::Violated {
             oracle: "me-resource".into(),
         },
-        ..using_pause(false)
+        ..using_pause(false, None)
     }
 }
 
@@ -150,7 +154,34 @@ pub fn node_redlock_5_using_pause_checked() -> Scenario {
         name: "node-redlock-5-using-pause-checked".into(),
         description: "the same with the routine checking signal.aborted before it writes: the abort comes when the pause ends, before the write, and the account is safe (the lock still breaks)".into(),
         expect: ExpectedVerdict::Safe,
-        ..using_pause(true)
+        ..using_pause(true, None)
+    }
+}
+
+/// The checked routine's world asking about the lock (`me-lock`): the routine sees only its
+/// signal, so it believes it holds the lock through the pause, until the overdue extension
+/// aborts the signal at its end, while `p2` has held it since about 10 s.
+pub fn node_redlock_5_using_believes_through_pause() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-using-believes-through-pause".into(),
+        description: "node-redlock 5's using(): the routine sees only its abort signal, so through a 6 s pause it believes it holds the lock, which expired during the pause and the second client took; the signal aborts only when the pause ends".into(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: ExpectedVerdict::Violated {
+            oracle: "me-lock".into(),
+        },
+        ..using_pause(true, None)
+    }
+}
+
+/// The same world judged by the lock's expiration, as a caller of `acquire()` who holds the
+/// `Lock` may: its belief ends during the pause, before `p2` takes the lock.
+pub fn node_redlock_5_using_validity_belief() -> Scenario {
+    Scenario {
+        name: "node-redlock-5-using-validity-belief".into(),
+        description: "the same pause judged by the lock's expiration (belief = validity, what acquire()'s caller can read): the belief ends during the pause, before the second client takes the lock".into(),
+        oracles: vec![OracleSpec::MeLock],
+        expect: ExpectedVerdict::Safe,
+        ..using_pause(true, Some("validity"))
     }
 }
 
@@ -162,5 +193,7 @@ pub fn all() -> Vec<Scenario> {
         node_redlock_5_tie_never_decided(),
         node_redlock_5_using_pause_unchecked(),
         node_redlock_5_using_pause_checked(),
+        node_redlock_5_using_believes_through_pause(),
+        node_redlock_5_using_validity_belief(),
     ]
 }

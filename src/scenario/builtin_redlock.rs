@@ -235,6 +235,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: None,
     }
@@ -344,6 +345,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         acquire_timeout_ms: None,
         max_attempts: None,
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,

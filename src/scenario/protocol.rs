@@ -10,6 +10,7 @@ pub use redisson_servers::{ServersMode, ServersSpec};
 
 use super::duration;
 use super::profiles::{LibrarySpec, Table};
+use lockcheck_model::lock::engine::Belief;
 use lockcheck_model::lock::redisson::{FairLock, Generation, Redisson};
 use lockcheck_model::lock::redlock::{
     AttemptRules, Dispatch, DriftRounding, ExtendRules, Redlock, RenewCount, Watchdog,
@@ -120,6 +121,11 @@ pub enum ProtocolSpec {
         /// rules when absent, node-redlock's with its profiles).
         #[serde(default, skip_serializing_if = "ExtendRules::is_redsync")]
         extend: ExtendRules,
+        /// What the business code believes: `validity` (it sees the expiration), or
+        /// `until_aborted` (node-redlock 5's `using()` routine sees only the abort signal;
+        /// the default of that profile with `auto_extension`).
+        #[serde(default, skip_serializing_if = "is_validity")]
+        belief: Belief,
     },
     /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
     /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
@@ -327,6 +333,10 @@ fn owner_checked() -> Release {
 fn default_retry_ms() -> Vec<u64> {
     single_node().retry_ms
 }
+fn is_validity(b: &Belief) -> bool {
+    *b == Belief::Validity
+}
+
 fn default_request_timeout_ms() -> Option<u64> {
     single_node().request_timeout_ms
 }
@@ -364,6 +374,7 @@ impl ProtocolSpec {
             watchdog: r.watchdog.map(|_| WatchdogSpec::seed_000()),
             auto_extension: None,
             extend: r.extend,
+            belief: r.belief,
         }
     }
 

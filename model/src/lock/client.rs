@@ -8,7 +8,7 @@
 //! validity deadline passes on its own clock, for protocols that compute one). A watchdog's
 //! stop event ([`LockEvent::Lost`]) ends the belief only if the business code checks it.
 
-use super::engine::{split_request_id, Deadline, LockEvent, LockIo};
+use super::engine::{split_request_id, Belief, Deadline, LockEvent, LockIo};
 use super::on_fail::OnFail;
 use super::protocol::{EngineState, Protocol};
 use super::steps::Steps;
@@ -140,9 +140,13 @@ impl LockClient {
     }
 
     /// Whether this client believes at `now` that it holds lock `i` (by index into the
-    /// workload).
+    /// workload): until its validity passes, or, where the business code sees only an abort
+    /// signal, until the signal is aborted.
     pub fn believes(&self, state: &ClientState, i: usize, now: LocalNow) -> bool {
-        state.held[i].is_some_and(|h| !h.valid_until.is_some_and(|d| d.passed(now)))
+        state.held[i].is_some_and(|h| match self.protocol.belief() {
+            Belief::Validity => !h.valid_until.is_some_and(|d| d.passed(now)),
+            Belief::UntilAborted => !state.stop_event,
+        })
     }
 
     /// Renewals that failed so far, over all locks.

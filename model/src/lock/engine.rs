@@ -50,6 +50,21 @@ impl std::fmt::Debug for OptionalMs {
     }
 }
 
+/// What the business code can know of its lock, and so until when it believes it holds it.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Belief {
+    /// It sees the lock's validity (an expiration, a lease) and believes until that passes on
+    /// its clock.
+    #[default]
+    Validity,
+    /// It sees only an abort signal (node-redlock 5's `using()` routine): it believes until
+    /// the signal is aborted, whatever the clock says.
+    UntilAborted,
+}
+
 /// A local deadline: the client believes it holds the lock until this reading of its clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Deadline {

@@ -1,6 +1,6 @@
 //! The protocols a lock client can speak, as one enum over their engines.
 
-use super::engine::{Engine, Extension, LockEvent, LockIo};
+use super::engine::{Belief, Engine, Extension, LockEvent, LockIo};
 use super::redisson::Redisson;
 use super::redlock::Redlock;
 use super::single::SingleNode;
@@ -109,6 +109,14 @@ impl Protocol {
 
     pub(crate) fn hash_finished_state(&self, state: &EngineState, now: LocalNow, h: &mut FpHasher) {
         with_engine!(self, state, |e, s| e.hash_finished_state(s, now, h))
+    }
+
+    /// What the business code believes of a lock it holds.
+    pub fn belief(&self) -> Belief {
+        match self {
+            Protocol::Redlock(r) => r.belief,
+            Protocol::SingleNode(_) | Protocol::Redisson(_) => Belief::Validity,
+        }
     }
 
     pub fn failed_renewals(&self, state: &EngineState) -> u32 {

@@ -79,7 +79,7 @@ pub use state::{Phase, RedlockState};
 pub use sweep::{Kind, NodeSweep, Slot, Tag, TryOutcome};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
-use super::engine::{ClockKind, Deadline, Engine, Extension, LockEvent, LockIo};
+use super::engine::{Belief, ClockKind, Deadline, Engine, Extension, LockEvent, LockIo};
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::{LocalNow, ProcessId};
@@ -131,6 +131,8 @@ pub struct Redlock {
     pub auto_extension: Option<AutoExtension>,
     /// How the business code's `extend L` goes (module `extend`).
     pub extend: ExtendRules,
+    /// What the business code believes: the validity (seed), or until `using()`'s abort.
+    pub belief: Belief,
 }
 
 impl Redlock {
@@ -153,6 +155,7 @@ impl Redlock {
             watchdog: Some(Watchdog::seed_000()),
             auto_extension: None,
             extend: ExtendRules::REDSYNC,
+            belief: Belief::Validity,
         }
     }
 

@@ -29,6 +29,7 @@ pub fn small(dispatch: Dispatch) -> Redlock {
         watchdog: None,
         auto_extension: None,
         extend: ExtendRules::REDSYNC,
+        belief: Default::default(),
     }
 }
 

@@ -53,6 +53,7 @@ pub(super) fn defaults() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: Some(11),
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::NODE_REDLOCK_4,
         watchdog: None,
     }

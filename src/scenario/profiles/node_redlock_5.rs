@@ -23,10 +23,14 @@
 //! then `_execute`'s attempts and retries without undo, the new expiration `start +
 //! duration - drift` never compared with the clock; a failure leaves the old lock as it
 //! was. `using(resources, duration, routine)` is the profile with `auto_extension = {}`
-//! (module `redlock::auto_extension` of the model). Left out: `release`'s own retries (the
-//! model's release is one round).
+//! (module `redlock::auto_extension` of the model). Its routine is handed only an
+//! `AbortSignal` (`return await routine(signal)`), never the lock or its expiration, so what it believes is that it
+//! holds the lock until the signal is aborted: with `auto_extension` the profile's `belief`
+//! is `until_aborted` (`acquire`'s caller holds the `Lock` and may read `lock.expiration`:
+//! `validity`). Left out: `release`'s own retries (the model's release is one round).
 
-use super::{derives_nothing, node_redlock, Profile, ProtocolSpec};
+use super::{node_redlock, Profile, ProtocolSpec};
+use lockcheck_model::lock::engine::Belief;
 use lockcheck_model::lock::redlock::{AttemptRules, ExtendRules};
 
 pub(crate) const V5: Profile = Profile {
@@ -41,8 +45,22 @@ pub(crate) const V5: Profile = Profile {
         "ttl_ms",
         "node-redlock's `acquire(resources, duration)` has no default duration: give the `duration` the code passes",
     )],
-    derive: derives_nothing,
+    derive,
 };
+
+/// `using()`'s routine believes until its signal is aborted.
+fn derive(spec: &mut ProtocolSpec, overridden: &dyn Fn(&str) -> bool) {
+    if let ProtocolSpec::Redlock {
+        auto_extension: Some(_),
+        belief,
+        ..
+    } = spec
+    {
+        if !overridden("belief") {
+            *belief = Belief::UntilAborted;
+        }
+    }
+}
 
 fn defaults() -> ProtocolSpec {
     let mut spec = node_redlock::defaults();

@@ -59,6 +59,7 @@ fn defaults() -> ProtocolSpec {
         acquire_timeout_ms: None,
         max_attempts: Some(32),
         auto_extension: None,
+        belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: None,
     }

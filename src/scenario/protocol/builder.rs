@@ -4,6 +4,7 @@
 use super::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
 use crate::scenario::build::{error, positive, Names, ScenarioError};
 use crate::scenario::Scenario;
+use lockcheck_model::lock::engine::Belief;
 use lockcheck_model::lock::redisson::{FairLock, Redisson};
 use lockcheck_model::lock::redlock::{AutoExtension, Redlock, Watchdog};
 use lockcheck_model::lock::single::{GiveUpCheck, SingleNode};
@@ -92,6 +93,7 @@ impl Builder<'_> {
             watchdog,
             auto_extension,
             extend,
+            belief,
         } = p
         else {
             unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
@@ -116,6 +118,13 @@ impl Builder<'_> {
             .map(|e| self.auto_extension(e, r.ttl_ms, r.watchdog.is_some()))
             .transpose()?;
         r.extend = *extend;
+        if *belief == Belief::UntilAborted && r.auto_extension.is_none() {
+            return Err(error(
+                self.at("belief"),
+                "`until_aborted` is the belief of node-redlock 5's `using()`, which gives the routine an abort signal: it needs `auto_extension`",
+            ));
+        }
+        r.belief = *belief;
         Ok(r)
     }
 

@@ -5,7 +5,7 @@
 
 use super::drift::SEED_DRIFT_EXTRA_MS;
 use super::{DriftRounding, Redlock};
-use crate::lock::engine::OptionalMs;
+use crate::lock::engine::{Belief, OptionalMs};
 
 /// As derived, with the fields added for client-library profiles only when they differ
 /// from the seed's: the text of a seed Redlock (which a world's model hash is made of) is
@@ -34,6 +34,9 @@ impl std::fmt::Debug for Redlock {
             .field("watchdog", &self.watchdog);
         if let Some(extension) = &self.auto_extension {
             d.field("auto_extension", extension);
+        }
+        if self.belief != Belief::Validity {
+            d.field("belief", &self.belief);
         }
         d.finish()
     }
