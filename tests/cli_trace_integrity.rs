@@ -85,14 +85,39 @@ fn zeroed_times_are_refused() {
 }
 
 #[test]
-fn another_oracle_of_the_scenario_as_the_property_is_refused() {
-    // The run witnesses pause-while-holding, but a witness is no violation.
+fn another_oracle_of_the_scenario_as_the_property_is_a_witness_or_refused() {
+    // Recorded as a `sometimes` oracle, the run is a witness of it (this run pauses a
+    // holder): replay and explain take it, shrink refuses it (it keeps a violation).
+    let (dir, mut trace) = good_trace("trace-other-oracle");
+    trace["trace"]["property"] = json!("pause-while-holding");
+    std::fs::write(dir.join("witness.json"), trace.to_string()).unwrap();
+    let replayed = run(&dir, &["--json", "replay", "witness.json"]);
+    assert_eq!(
+        replayed.code, 1,
+        "the run still violates me-resource: {}",
+        replayed.stderr
+    );
+    assert_eq!(common::json(&replayed)["witnessed"], true);
+    let drawn = run(&dir, &["explain", "witness.json", "-o", "w.svg"]);
+    assert_eq!(drawn.code, 0, "{}", drawn.stderr);
+    let shrunk = run(&dir, &["shrink", "witness.json", "-o", "s.json"]);
+    assert_bad_input(
+        &shrunk,
+        &["records a witness of pause-while-holding, not a violation"],
+    );
+    // Cut before the pause, it witnesses nothing: refused everywhere.
     refused_everywhere(
-        "trace-other-oracle",
-        |t| t["trace"]["property"] = json!("pause-while-holding"),
+        "trace-other-oracle-cut",
+        |t| {
+            t["trace"]["property"] = json!("pause-while-holding");
+            let pause = (steps(t).iter())
+                .position(|s| s["label"].as_str().unwrap().starts_with("pause"))
+                .unwrap();
+            steps(t).truncate(pause);
+        },
         &[
-            "records a violation of pause-while-holding, but its",
-            "do not violate it",
+            "records a witness of pause-while-holding, but its",
+            "do not reach it",
         ],
     );
 }

@@ -12,7 +12,8 @@ use super::rerun::rerun_command;
 use super::search::{self, outcome_text, per_second, run_check, stats_json};
 use super::set::apply_sets;
 use super::stats;
-use super::words::{faults_in, file_safe, meaning_of, plural};
+use super::trace_paths::default_trace_path;
+use super::words::{faults_in, meaning_of, plural};
 use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
@@ -26,17 +27,7 @@ use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-/// Where a violation's trace goes unless `--output` names a file: `<scenario>.trace.json`,
-/// or with `--all-oracles` `<scenario>.<oracle>.trace.json`, in the trace folder.
-pub(super) fn default_trace_path(dir: &Path, scenario: &Scenario, oracle: Option<&str>) -> PathBuf {
-    let name = match oracle {
-        Some(oracle) => file_safe(&format!("{}.{oracle}", scenario.name)),
-        None => file_safe(&scenario.name),
-    };
-    dir.join(format!("{name}.trace.json"))
-}
+use std::path::Path;
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
     let (arg, sets) = (a.scenario.clone(), a.sets.clone());
@@ -189,7 +180,7 @@ fn safe_output(
     j["never_witnessed"] = json!(hollow);
     let mut code = code;
     if a.save_witnesses {
-        let (lines, saved) = super::witness_traces::save_witnesses(a, scenario, checked);
+        let (lines, saved) = super::witness_traces::save_witnesses(&a.trace_dir, scenario, checked);
         text.push_str(&lines);
         if saved
             .as_array()

@@ -5,7 +5,7 @@
 //! complete merge the chance that two of its states shared a fingerprint, at the width of
 //! the key files.
 
-use super::check::default_trace_path;
+use super::trace_paths::default_trace_path;
 use super::words::plural;
 use super::{CliError, MergeArgs, Output, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::saved::save_violation;

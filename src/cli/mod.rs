@@ -32,6 +32,7 @@ mod shrink_report;
 mod stats;
 mod sweep;
 mod sweep_traces;
+mod trace_paths;
 mod witness_traces;
 mod words;
 

@@ -8,13 +8,16 @@ use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
 use lockcheck::report::timeline;
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::InputError;
-use lockcheck_sim::{shrink, ShrinkOptions, Trace};
+use lockcheck_sim::{shrink, PropertyKind, ShrinkOptions, Trace};
 use serde_json::json;
 use std::path::PathBuf;
 
 pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     let Loaded {
-        saved, world, path, ..
+        saved,
+        world,
+        path,
+        report,
     } = load_run(&a.trace, None)?;
     let Some(property) = saved.trace.property.clone() else {
         return Err(InputError {
@@ -26,6 +29,16 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         }
         .into());
     };
+    if report.property(&property).map(|p| p.kind) == Some(PropertyKind::Sometimes) {
+        return Err(InputError {
+            file: Some(a.trace.clone()),
+            field: Some("trace.property".into()),
+            ..InputError::new(format!(
+                "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
+            ))
+        }
+        .into());
+    }
     let options = ShrinkOptions {
         max_attempts: a.max_attempts,
         ..ShrinkOptions::default()

@@ -2,21 +2,20 @@
 //! saved as a trace. `replay` plays it again and `reproduce` plays it on real Redis: a safe
 //! scenario's demonstration that the fault it is about does happen, and where.
 
-use super::check::default_trace_path;
-use super::CheckArgs;
+use super::trace_paths::witness_trace_path;
 use lockcheck::oracles::RedisWorld;
 use lockcheck::saved::{save_violation, shell_quoted};
 use lockcheck::scenario::Scenario;
 use lockcheck::Checked;
 use lockcheck_sim::{Status, Trace};
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::Path;
 
 /// Saves each witness as `<scenario>.<oracle>.witness.trace.json` in the trace folder: the
 /// lines to print, and one JSON entry per witness (`oracle`, `trace_file` or `trace_error`,
 /// `reproduce_command`).
 pub(super) fn save_witnesses(
-    a: &CheckArgs,
+    trace_dir: &Path,
     scenario: &Scenario,
     checked: &Checked,
 ) -> (String, Value) {
@@ -27,7 +26,7 @@ pub(super) fn save_witnesses(
             continue;
         };
         let oracle = property.name.as_str();
-        let file = witness_path(a, scenario, oracle);
+        let file = witness_trace_path(trace_dir, scenario, oracle);
         let trace = Trace::from_path::<RedisWorld>(&checked.world, path, Some(oracle));
         let saved = file
             .parent()
@@ -56,11 +55,4 @@ pub(super) fn save_witnesses(
         }
     }
     (text, json!(entries))
-}
-
-/// `<scenario>.<oracle>.witness.trace.json` in the trace folder.
-fn witness_path(a: &CheckArgs, scenario: &Scenario, oracle: &str) -> PathBuf {
-    let violation = default_trace_path(&a.trace_dir, scenario, Some(oracle));
-    let name = violation.file_name().unwrap().to_string_lossy();
-    violation.with_file_name(name.replace(".trace.json", ".witness.trace.json"))
 }
