@@ -180,6 +180,40 @@ pub fn no_starvation(name: &str, bound_ms: u64) -> Property<RedisWorld> {
     .observing_digest(on_a_client, asking_digest)
 }
 
+/// Whether process `p` is a client waiting for a lock: up and acquiring (paused or not: a
+/// paused waiter keeps its place as far as it knows).
+fn waiting(state: &RedisState, p: ProcessId) -> bool {
+    state
+        .actor(p)
+        .and_then(ProcessState::as_client)
+        .is_some_and(|s| matches!(s.phase, ClientPhase::Acquiring(_)))
+}
+
+/// Whether process `p` is a client holding a lock.
+fn holding(state: &RedisState, p: ProcessId) -> bool {
+    state
+        .actor(p)
+        .and_then(ProcessState::as_client)
+        .is_some_and(|s| s.held.iter().any(Option::is_some))
+}
+
+/// A digest of which clients wait and which hold (what [`first_come_first_served`] reads).
+fn waiting_digest(world: &RedisWorld, state: &RedisState) -> u64 {
+    let mut h = FpHasher::new();
+    for (p, _) in clients(world) {
+        (waiting(state, p), holding(state, p)).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// First come, first served: no client that began waiting for a lock after another gets it
+/// while the other still waits (one that gives up or crashes stops waiting). For worlds of
+/// one lock, as a fair lock promises its waiters.
+pub fn first_come_first_served(name: &str) -> Property<RedisWorld> {
+    Property::in_order(name, |_, s, p| waiting(s, p), |_, s, p| holding(s, p))
+        .observing_digest(on_a_client, waiting_digest)
+}
+
 /// Whether some client's watchdog failed a renewal.
 pub(crate) fn renewal_failed(world: &RedisWorld, state: &RedisState) -> bool {
     clients(world).any(|(p, c)| {

@@ -9,7 +9,7 @@
 //! successor, on any thread; the verdicts decide which of the hits it finds still count.
 
 use crate::fingerprint::{combine_parts, Fingerprint, FpHasher};
-use crate::model::{Claim, Model, Property};
+use crate::model::{Claim, Model, ProcessCondition, Property};
 use crate::report::{Path, PropertyReport, Status};
 use std::hash::Hasher;
 
@@ -77,7 +77,9 @@ impl<M: Model> Checker<M> {
                         hits.push((i, Hit::Witnessed));
                     }
                 }
-                Claim::LeadsToWithin { .. } | Claim::EachLeadsToWithin { .. } => {}
+                Claim::LeadsToWithin { .. }
+                | Claim::EachLeadsToWithin { .. }
+                | Claim::InOrder { .. } => {}
             }
         }
     }
@@ -159,7 +161,8 @@ impl<M: Model> Obligations<M> {
             .flat_map(|(i, p)| {
                 let parts = match p.claim {
                     Claim::LeadsToWithin { .. } => 1,
-                    Claim::EachLeadsToWithin { processes, .. } => processes,
+                    Claim::EachLeadsToWithin { processes, .. }
+                    | Claim::InOrder { processes, .. } => processes,
                     _ => 0,
                 };
                 (0..parts).map(move |part| (i, part, p.claim.clone()))
@@ -200,6 +203,21 @@ impl<M: Model> Obligations<M> {
         };
         debug_assert_eq!(deadlines.len(), self.slots.len(), "one deadline per slot");
         for (k, (i, part, claim)) in self.slots.iter().enumerate() {
+            if let Claim::InOrder { waiting, wins, .. } = claim {
+                let turn = Turn {
+                    slot: k,
+                    property: *i,
+                    process: *part,
+                };
+                self.update_in_order(
+                    turn,
+                    (waiting, wins),
+                    (model, state, vt_ms),
+                    deadlines,
+                    hits,
+                );
+                continue;
+            }
             let slot = Slot::of(claim, *part);
             if deadlines[k] != CLOSED {
                 if vt_ms > deadlines[k] {
@@ -218,15 +236,67 @@ impl<M: Model> Obligations<M> {
         }
     }
 
-    /// A run ended in a state with no enabled action: every open obligation is violated.
+    /// One process's first-come-first-served obligation moved on to `state`: opened, stamped
+    /// [`IN_ORDER_HORIZON_MS`] after the instant it begins waiting (so that stamps compare
+    /// as those instants do); closed when it stops waiting, a violation if it won while a
+    /// process that began waiting earlier is still waiting.
+    fn update_in_order(
+        &self,
+        turn: Turn,
+        (waiting, wins): (&ProcessCondition<M>, &ProcessCondition<M>),
+        (model, state, vt_ms): (&M, &M::State, u64),
+        deadlines: &mut [u64],
+        hits: &mut Vec<(usize, Hit)>,
+    ) {
+        let k = turn.slot;
+        let waits = waiting(model, state, turn.process);
+        if deadlines[k] == CLOSED {
+            if waits {
+                deadlines[k] = vt_ms.saturating_add(IN_ORDER_HORIZON_MS);
+            }
+            return;
+        }
+        if waits {
+            return;
+        }
+        if wins(model, state, turn.process) {
+            let began = deadlines[k];
+            let overtaken = self.slots.iter().enumerate().any(|(j, (i, process, _))| {
+                j != k
+                    && *i == turn.property
+                    && deadlines[j] != CLOSED
+                    && deadlines[j] < began
+                    && waiting(model, state, *process)
+            });
+            if overtaken {
+                hits.push((turn.property, Hit::Violated));
+            }
+        }
+        deadlines[k] = CLOSED;
+    }
+
+    /// A run ended in a state with no enabled action: every open obligation is violated
+    /// (first-come-first-served ones have no bound, and are not).
     pub fn at_terminal(&self, obligations: &Option<Box<[u64]>>, hits: &mut Vec<(usize, Hit)>) {
         let Some(deadlines) = obligations else { return };
-        for (k, (i, _, _)) in self.slots.iter().enumerate() {
-            if deadlines[k] != CLOSED {
+        for (k, (i, _, claim)) in self.slots.iter().enumerate() {
+            if deadlines[k] != CLOSED && !matches!(claim, Claim::InOrder { .. }) {
                 hits.push((*i, Hit::Violated));
             }
         }
     }
+}
+
+/// How far ahead of the instant a process begins waiting its first-come-first-served stamp
+/// lies: beyond any run (2^50 ms is some 35,000 years), so that it stays an open deadline
+/// while stamps compare as the instants do.
+const IN_ORDER_HORIZON_MS: u64 = 1 << 50;
+
+/// Which slot, property and process a first-come-first-served update is about.
+struct Turn {
+    slot: usize,
+    property: usize,
+    process: usize,
 }
 
 /// One obligation slot's predicates: a `leads_to_within` property's, or one process's part

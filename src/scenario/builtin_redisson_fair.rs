@@ -6,14 +6,18 @@
 //! Three services on one Redis node, `lock()` with the watchdog: `a` takes the lock at once
 //! and works 2 s; `b` asks at 100 ms and `c` at 200 ms, both queue behind it. `b`'s process
 //! crashes for good at 1 s, while it waits. At 2 s `a` releases.
+//!
+//! The same three without the crash, asked whether they are served in the order they came
+//! (`fifo`): the fair lock's queue serves `b` before `c`; the plain `RLock` publishes the
+//! release to both, and whichever asks first gets it.
 
 use super::kit::{base, client, node};
 use super::*;
 use lockcheck_model::lock::redisson::{FairLock, Generation};
 
-/// The world, on the fair lock or on the plain `RLock`.
-fn dead_waiter(fair: bool) -> Scenario {
-    let protocol = ProtocolSpec::Redisson {
+/// Redisson's `lock()` with the watchdog on `redis`, fair or plain.
+fn redisson(fair: bool) -> ProtocolSpec {
+    ProtocolSpec::Redisson {
         node: "redis".into(),
         lease_ms: None,
         watchdog_timeout_ms: 30_000,
@@ -24,7 +28,12 @@ fn dead_waiter(fair: bool) -> Scenario {
         fair: fair.then_some(FairSpec {
             thread_wait_ms: FairLock::REDISSON.thread_wait_ms,
         }),
-    };
+    }
+}
+
+/// The world, on the fair lock or on the plain `RLock`.
+fn dead_waiter(fair: bool) -> Scenario {
+    let protocol = redisson(fair);
     let mut faults = super::kit::crash_for_good("b");
     faults.crashes[0].when = FaultWhen {
         at_ms: Some(1_000),
@@ -73,10 +82,44 @@ pub fn redisson_lock_dead_waiter() -> Scenario {
     }
 }
 
+/// `a` holds 2 s, `b` queues at 100 ms and `c` at 200 ms, asked whether they are served in
+/// the order they came.
+fn queue_of_three(fair: bool) -> Scenario {
+    Scenario {
+        faults: FaultsSpec::default(),
+        oracles: vec![OracleSpec::Fifo, OracleSpec::MeLock],
+        ..dead_waiter(fair)
+    }
+}
+
+/// The fair lock serves its queue in order.
+pub fn redisson_fair_lock_first_come_first_served() -> Scenario {
+    Scenario {
+        name: "redisson-fair-lock-first-come-first-served".into(),
+        description: "Redisson's fair lock: b queues before c behind the holder; the release wakes b, and c waits its turn".into(),
+        expect: ExpectedVerdict::Safe,
+        ..queue_of_three(true)
+    }
+}
+
+/// The plain `RLock` publishes the release to every waiter: `c` may get the lock first.
+pub fn redisson_lock_not_first_come_first_served() -> Scenario {
+    Scenario {
+        name: "redisson-lock-not-first-come-first-served".into(),
+        description: "the same on the plain RLock: the release is published to both waiters, and c, which came later, may take the lock while b still waits".into(),
+        expect: ExpectedVerdict::Violated {
+            oracle: "fifo".into(),
+        },
+        ..queue_of_three(false)
+    }
+}
+
 /// Every built-in of this file.
 pub fn all() -> Vec<Scenario> {
     vec![
         redisson_fair_lock_dead_waiter(),
         redisson_lock_dead_waiter(),
+        redisson_fair_lock_first_come_first_served(),
+        redisson_lock_not_first_come_first_served(),
     ]
 }

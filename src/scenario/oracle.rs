@@ -36,6 +36,9 @@ pub enum OracleSpec {
     },
     /// No client gives up acquiring (acquire timeout or attempt limit).
     NoGiveUp,
+    /// First come, first served: no client that began waiting later gets the lock while one
+    /// that began earlier still waits.
+    Fifo,
     /// Every client that keeps asking for a lock gets it within `bound_ms`.
     NoStarvation {
         #[serde(deserialize_with = "duration::ms")]
@@ -142,6 +145,11 @@ impl OracleSpec {
                 "no-starvation",
                 "a client kept asking for a lock and did not get it within the bound (starved by the others)",
                 |n| oracles::no_starvation(n, bound_ms),
+            ),
+            O::Fifo => Oracle::new(
+                "fifo",
+                "a client got the lock while another that began waiting earlier was still waiting (not first come, first served)",
+                oracles::first_come_first_served,
             ),
             O::PauseWhileHolding => Oracle::new(
                 "pause-while-holding",

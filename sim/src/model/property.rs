@@ -86,6 +86,16 @@ pub enum Claim<M: Model> {
         response: ProcessCondition<M>,
         bound_ms: u64,
     },
+    /// First come, first served: a process that stops `waiting` because it `wins` must not
+    /// have begun waiting after another process that is still waiting. Each process's
+    /// waiting opens an obligation stamped with the instant it began; one that stops waiting
+    /// without winning (it gave up, crashed) closes it and overtakes no one. No bound: an
+    /// obligation still open when a run ends is not a violation.
+    InOrder {
+        processes: usize,
+        waiting: ProcessCondition<M>,
+        wins: ProcessCondition<M>,
+    },
 }
 
 /// A named property of a model.
@@ -167,10 +177,31 @@ impl<M: Model> Property<M> {
         }
     }
 
+    /// First come, first served (see [`Claim::InOrder`]; sized by
+    /// [`Property::for_processes`]).
+    pub fn in_order(
+        name: impl Into<String>,
+        waiting: impl Fn(&M, &M::State, usize) -> bool + Send + Sync + 'static,
+        wins: impl Fn(&M, &M::State, usize) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        Property {
+            name: name.into(),
+            claim: Claim::InOrder {
+                processes: 0,
+                waiting: Arc::new(waiting),
+                wins: Arc::new(wins),
+            },
+            observes: None,
+            symmetric: false,
+        }
+    }
+
     /// This property for a world of `processes` processes: a per-process obligation gets
     /// one slot per process; other properties are unchanged.
     pub fn for_processes(mut self, processes: usize) -> Self {
-        if let Claim::EachLeadsToWithin { processes: n, .. } = &mut self.claim {
+        if let Claim::EachLeadsToWithin { processes: n, .. } | Claim::InOrder { processes: n, .. } =
+            &mut self.claim
+        {
             *n = processes;
         }
         self
@@ -241,6 +272,7 @@ impl<M: Model> Property<M> {
             Claim::LeadsToWithin { .. } | Claim::EachLeadsToWithin { .. } => {
                 PropertyKind::EventuallyWithin
             }
+            Claim::InOrder { .. } => PropertyKind::InOrder,
         }
     }
 }
@@ -252,6 +284,7 @@ pub enum PropertyKind {
     Always,
     Sometimes,
     EventuallyWithin,
+    InOrder,
 }
 
 impl fmt::Display for PropertyKind {
@@ -260,6 +293,7 @@ impl fmt::Display for PropertyKind {
             PropertyKind::Always => "always",
             PropertyKind::Sometimes => "sometimes",
             PropertyKind::EventuallyWithin => "eventually-within",
+            PropertyKind::InOrder => "in-order",
         })
     }
 }
@@ -288,6 +322,15 @@ impl<M: Model> Clone for Claim<M> {
                 trigger: trigger.clone(),
                 response: response.clone(),
                 bound_ms: *bound_ms,
+            },
+            Claim::InOrder {
+                processes,
+                waiting,
+                wins,
+            } => Claim::InOrder {
+                processes: *processes,
+                waiting: waiting.clone(),
+                wins: wins.clone(),
             },
         }
     }
