@@ -74,6 +74,8 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("redlock-split-vote-livelock", Some("progress")),
     ("redlock-split-vote-progress", None),
     ("redlock-watchdog-counts-extensions", None),
+    ("redsync-extend-after-pause", None),
+    ("redsync-set-nx-on-extend-after-pause", Some("me-resource")),
     ("redsync-wall-clock-step", None),
     ("restart-without-persistence", Some("me-lock")),
     (

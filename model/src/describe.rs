@@ -33,6 +33,7 @@ fn script_name(kind: ScriptKind) -> &'static str {
     match kind {
         ScriptKind::CompareAndDelete => "compare-and-delete",
         ScriptKind::CompareAndPexpire => "compare-and-pexpire",
+        ScriptKind::CompareAndPexpireOrSetNx => "redsync-touch-set-nx",
         ScriptKind::RedisPyExtend => "redis-py-extend",
         ScriptKind::RedissonAcquire => "redisson-acquire",
         ScriptKind::RedissonRelease => "redisson-release",

@@ -305,6 +305,9 @@ fn script_op() -> impl Strategy<Value = Op> {
             token,
             ttl_ms
         }),
+        (key(), token(), ttl()).prop_map(|(key, token, ttl_ms)| {
+            LockScript::CompareAndPexpireOrSetNx { key, token, ttl_ms }
+        }),
         (key(), lockholder(), lease()).prop_map(|(key, field, lease_ms)| {
             LockScript::RedissonAcquire {
                 key,

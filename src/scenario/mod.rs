@@ -21,6 +21,7 @@ pub(crate) mod builtin_redisson_fair;
 pub(crate) mod builtin_redisson_replicas;
 pub(crate) mod builtin_redlock;
 pub(crate) mod builtin_redlock_baseline;
+pub(crate) mod builtin_redsync_set_nx;
 pub(crate) mod builtin_replicas;
 pub(crate) mod builtin_retries;
 pub(crate) mod builtin_schedules;

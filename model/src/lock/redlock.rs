@@ -210,6 +210,13 @@ impl Redlock {
                 expiry: SetExpiry::Px(self.ttl_ms as i64),
             }),
             Kind::Release => Command::Script(LockScript::CompareAndDelete { key, token }),
+            Kind::Renew if self.extend.sets_nx => {
+                Command::Script(LockScript::CompareAndPexpireOrSetNx {
+                    key,
+                    token,
+                    ttl_ms: self.ttl_ms as i64,
+                })
+            }
             Kind::Renew => Command::Script(LockScript::CompareAndPexpire {
                 key,
                 token,

@@ -42,6 +42,15 @@ pub enum LockScript {
         token: Vec<u8>,
         ttl_ms: i64,
     },
+    /// redsync's extension with `WithSetNXOnExtend` (`touchWithSetNXScript`), KEYS `[key]`,
+    /// ARGV `[token, ttl_ms]`: the owner's key gets `PEXPIRE`; a missing one is set again
+    /// (`SET key token PX ttl NX`, 1); another owner's is left (0). Source:
+    /// [`ScriptKind::CompareAndPexpireOrSetNx`].
+    CompareAndPexpireOrSetNx {
+        key: Vec<u8>,
+        token: Vec<u8>,
+        ttl_ms: i64,
+    },
     /// Redisson 3.17 `tryLockInnerAsync`, KEYS `[key]`, ARGV `[lease_ms, field]`, the field
     /// being `uuid:threadId`; nil when acquired (or re-entered), else the lock's PTTL. Source:
     /// [`ScriptKind::RedissonAcquire`].
@@ -97,6 +106,7 @@ pub enum LockScript {
 pub enum ScriptKind {
     CompareAndDelete,
     CompareAndPexpire,
+    CompareAndPexpireOrSetNx,
     RedissonAcquire,
     RedissonRelease,
     RedissonRenew,
@@ -109,9 +119,10 @@ pub enum ScriptKind {
 
 impl ScriptKind {
     /// Every script.
-    pub const ALL: [ScriptKind; 11] = [
+    pub const ALL: [ScriptKind; 12] = [
         ScriptKind::CompareAndDelete,
         ScriptKind::CompareAndPexpire,
+        ScriptKind::CompareAndPexpireOrSetNx,
         ScriptKind::RedissonAcquire,
         ScriptKind::RedissonRelease,
         ScriptKind::RedissonRenew,
@@ -192,10 +203,28 @@ impl ScriptKind {
                 (2, 2),
             ),
             ScriptKind::RedisPyExtend => (REDIS_PY_EXTEND, REDIS_PY_EXTEND_SHA1, (1, 3)),
+            ScriptKind::CompareAndPexpireOrSetNx => (
+                REDSYNC_TOUCH_WITH_SET_NX,
+                "b6b55c439e02c6f52ffb8be7ec8c0d0ac816ea79",
+                (1, 2),
+            ),
             ScriptKind::Fair(kind) => FairScript::facts(kind),
         }
     }
 }
+
+/// redsync v4's `touchWithSetNXScript` (`scripts.go` at v4.17.0), byte for byte: the Go raw
+/// string, leading newline and tabs included.
+const REDSYNC_TOUCH_WITH_SET_NX: &str = concat!(
+    "\n",
+    "\tif redis.call(\"GET\", KEYS[1]) == ARGV[1] then\n",
+    "\t\treturn redis.call(\"PEXPIRE\", KEYS[1], ARGV[2])\n",
+    "\telseif redis.call(\"SET\", KEYS[1], ARGV[1], \"PX\", ARGV[2], \"NX\") then\n",
+    "\t\treturn 1\n",
+    "\telse\n",
+    "\t\treturn 0\n",
+    "\tend\n",
+);
 
 /// redis-py's `LUA_EXTEND_SCRIPT` as the `Lock` class holds it (redis-py 4.3 to 7.x,
 /// `redis/lock.py`), its leading newline and indentation included: `register_script` sends
@@ -238,6 +267,7 @@ impl LockScript {
         match self {
             LockScript::CompareAndDelete { .. } => ScriptKind::CompareAndDelete,
             LockScript::CompareAndPexpire { .. } => ScriptKind::CompareAndPexpire,
+            LockScript::CompareAndPexpireOrSetNx { .. } => ScriptKind::CompareAndPexpireOrSetNx,
             LockScript::RedissonAcquire { .. } => ScriptKind::RedissonAcquire,
             LockScript::RedissonRelease { .. } => ScriptKind::RedissonRelease,
             LockScript::RedissonRenew { .. } => ScriptKind::RedissonRenew,
@@ -257,7 +287,8 @@ impl LockScript {
         }
         let (keys, args) = match self {
             LockScript::CompareAndDelete { key, token } => (vec![key], vec![token.clone()]),
-            LockScript::CompareAndPexpire { key, token, ttl_ms } => {
+            LockScript::CompareAndPexpire { key, token, ttl_ms }
+            | LockScript::CompareAndPexpireOrSetNx { key, token, ttl_ms } => {
                 (vec![key], vec![token.clone(), number(*ttl_ms)])
             }
             LockScript::RedissonAcquire {
@@ -341,6 +372,11 @@ impl LockScript {
                 token: args[0].clone(),
                 ttl_ms: num(1)?,
             },
+            ScriptKind::CompareAndPexpireOrSetNx => LockScript::CompareAndPexpireOrSetNx {
+                key,
+                token: args[0].clone(),
+                ttl_ms: num(1)?,
+            },
             ScriptKind::RedissonAcquire => LockScript::RedissonAcquire {
                 key,
                 lease_ms: num(0)?,
@@ -388,6 +424,9 @@ impl LockScript {
                 ms,
                 replace,
             } => redis_py_extend(cx, key, token, *ms, *replace),
+            LockScript::CompareAndPexpireOrSetNx { key, token, ttl_ms } => {
+                redsync_touch_set_nx(cx, key, token, *ttl_ms)
+            }
             _ => self.body(cx).map_err(|error| (error, 1)),
         };
         result.unwrap_or_else(|(error, line)| {
@@ -411,6 +450,9 @@ impl LockScript {
                 } else {
                     Ok(Reply::Integer(0))
                 }
+            }
+            LockScript::CompareAndPexpireOrSetNx { .. } => {
+                unreachable!("`run` runs the multi-line script")
             }
             LockScript::RedissonAcquire {
                 key,
@@ -497,6 +539,22 @@ fn redisson_release(
     cx.call(&Command::del(key))?;
     cx.call(&publish_unlock(channel))?;
     Ok(Reply::Integer(1))
+}
+
+/// redsync's touch with `SET NX`, line by line ([`REDSYNC_TOUCH_WITH_SET_NX`]: `GET` on
+/// line 2, `PEXPIRE` on 3, `SET` on 4); an error with the line of the failing call.
+fn redsync_touch_set_nx(
+    cx: &mut Execution,
+    key: &[u8],
+    token: &[u8],
+    ttl_ms: i64,
+) -> Result<Reply, (String, u32)> {
+    let at = |line: u32| move |error: String| (error, line);
+    if cx.call(&get(key)).map_err(at(2))? == Reply::bulk(token.to_vec()) {
+        return Ok(through_lua(cx.call(&pexpire(key, ttl_ms)).map_err(at(3))?));
+    }
+    let set = cx.call(&set_nx_px(key, token, ttl_ms)).map_err(at(4))?;
+    Ok(Reply::Integer(i64::from(set != Reply::nil())))
 }
 
 /// redis-py's extend, line by line ([`REDIS_PY_EXTEND`]); an error with the line of the

@@ -18,6 +18,9 @@
 //!   key holds the value, on every node at once; below a quorum it fails, else `until = now
 //!   + expiry - (now - start) - drift` and it holds iff `now.Before(until)`, else
 //!   `ErrExtendFailed`). `Unlock` is the delete script on every node.
+//! - `WithSetNXOnExtend` (`redsync.go` 93-101, off by default) makes `touch` run
+//!   `touchWithSetNXScript` (`mutex.go` 257-262): where the key is gone it is set again
+//!   with `SET key value PX expiry NX`; give `extend = { sets_nx = true }`.
 //!
 //! Left out: `WithFailFast` and `WithShufflePools` (off by default), and the lack of a
 //! timeout on the unlock's and the extension's requests (the model's per-node timeout

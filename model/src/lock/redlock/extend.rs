@@ -42,6 +42,10 @@ pub struct ExtendRules {
     pub retries: bool,
     /// Delete the key on every node after each failed attempt (node-redlock 4's `_lock`).
     pub unlocks_after_failure: bool,
+    /// Set the key again where it is gone (redsync's `WithSetNXOnExtend`: the extension runs
+    /// `touchWithSetNXScript`, `SET NX` where the key is missing), for every extension and
+    /// renewal.
+    pub sets_nx: bool,
 }
 
 impl ExtendRules {
@@ -50,6 +54,7 @@ impl ExtendRules {
         checks_expiration: false,
         retries: false,
         unlocks_after_failure: false,
+        sets_nx: false,
     };
 
     /// node-redlock v4.2.0's `extend`.
@@ -57,6 +62,7 @@ impl ExtendRules {
         checks_expiration: true,
         retries: true,
         unlocks_after_failure: true,
+        sets_nx: false,
     };
 
     /// node-redlock v5.0.0-beta.2's `extend`.
@@ -64,6 +70,7 @@ impl ExtendRules {
         checks_expiration: true,
         retries: true,
         unlocks_after_failure: false,
+        sets_nx: false,
     };
 
     pub fn is_redsync(&self) -> bool {
