@@ -4,11 +4,16 @@
 //! `cargo run --release -p lockcheck-sim --example symbolic_lease -- [RETRY_MS]` prints, for
 //! each work length, the rounds, the concrete states, the symbolic shapes, the expansions
 //! of the symbolic search and its stored DBMs, whether the members of the stored symbolic
-//! states are exactly the concrete states, and the verdict of both searches.
+//! states are exactly the concrete states, and the verdict of both searches; then, for leases
+//! shorter than the work, the symbolic counterexample concretised into a run, checked step by
+//! step against the concrete semantics, beside the concrete search's shortest one.
 
+mod concretise;
+mod search;
 mod world;
 
-use world::{search, Lease};
+use search::search;
+use world::Lease;
 
 fn main() {
     let retry_ms: i64 = std::env::args()
@@ -36,15 +41,43 @@ fn main() {
         println!(
             "{work_ms:>7}  {rounds:>6}  {:>8}  {:>10}  {:>15}  {:>19}  {pieces:>4}  {:>18}  {}",
             concrete.shapes(),
-            concrete.expansions,
+            concrete.expansions(),
             symbolic.shapes(),
-            symbolic.expansions,
+            symbolic.expansions(),
             symbolic.members() == concrete.members(),
-            if symbolic.overlap == concrete.overlap {
-                format!("{} in both", symbolic.overlap)
+            if symbolic.overlap.is_some() == concrete.overlap.is_some() {
+                format!("{} in both", symbolic.overlap.is_some())
             } else {
                 "DIFFERS".to_string()
             },
+        );
+    }
+    println!();
+    println!("ttl_ms  work_ms  symbolic counterexample  concrete run  concrete shortest");
+    for (ttl_ms, work_ms) in [(300, 400), (250, 600), (400, 1_000)] {
+        let world = |far_ms| Lease {
+            ttl_ms,
+            work_ms,
+            retry_ms,
+            start2_ms: 100,
+            delays_ms: vec![1, 2],
+            far_ms,
+        };
+        let run = |w: &Lease| {
+            let searched = search(w);
+            let (shape, part) = searched
+                .overlap
+                .clone()
+                .expect("a lease shorter than the work");
+            concretise::concretise(&searched, &shape, &part, w).expect("traced back")
+        };
+        let symbolic = run(&world(100));
+        let concrete = run(&world(i64::MAX));
+        println!(
+            "{ttl_ms:>6}  {work_ms:>7}  {:>17} steps  {:>12}  {:>11} steps",
+            symbolic.len() - 1,
+            concretise::is_concrete_run(&symbolic, &world(100)),
+            concrete.len() - 1,
         );
     }
 }

@@ -16,10 +16,7 @@
 //! advanced by `v`, those values becoming near and due; the rest advance by `d`. With
 //! `far_ms` above every time, the same code is the concrete search.
 
-use lockcheck_sim::dbm::{Federation, NextLevel, SymbolicStore};
-use lockcheck_sim::FpHasher;
-use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{Hash, Hasher};
+use lockcheck_sim::dbm::Federation;
 
 pub type Ms = i64;
 
@@ -379,117 +376,4 @@ pub fn initial(world: &Lease) -> Vec<Symbolic> {
     let start = s.set(Slot::Start2, world.start2_ms, world);
     s.shape.two = Two::Before(start);
     send(&s, Msg::Acquire(Client::One), world)
-}
-
-/// What a breadth-first search over symbolic states met.
-pub struct Searched {
-    /// Every shape with the federation stored for it.
-    pub stored: BTreeMap<u64, (Shape, Federation)>,
-    /// Entries expanded (one per shape and level).
-    pub expansions: u64,
-    /// Whether some state has client 2 granted while client 1 held.
-    pub overlap: bool,
-}
-
-impl Searched {
-    /// Distinct shapes stored.
-    pub fn shapes(&self) -> usize {
-        self.stored.len()
-    }
-
-    /// The concrete states the stored symbolic states stand for.
-    pub fn members(&self) -> BTreeSet<Shape> {
-        let mut out = BTreeSet::new();
-        for (shape, far) in self.stored.values() {
-            for piece in far.pieces() {
-                let ranges: Vec<(Ms, Ms)> = (1..=piece.dim())
-                    .map(|k| (-piece.bound(0, k), piece.bound(k, 0)))
-                    .collect();
-                for point in boxed(&ranges) {
-                    if piece.contains(&point) {
-                        out.insert(shape.concrete(&point));
-                    }
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Every integer point of the box `ranges`.
-fn boxed(ranges: &[(Ms, Ms)]) -> Vec<Vec<Ms>> {
-    ranges.iter().fold(vec![vec![]], |points, &(lo, hi)| {
-        (points.iter())
-            .flat_map(|p| {
-                (lo..=hi).map(move |v| {
-                    let mut q = p.clone();
-                    q.push(v);
-                    q
-                })
-            })
-            .collect()
-    })
-}
-
-fn shape_key(shape: &Shape) -> u64 {
-    let mut h = FpHasher::new();
-    shape.hash(&mut h);
-    h.finish()
-}
-
-/// What the search keeps: the store, the shape of each key, whether an overlap was met.
-struct Seen {
-    store: SymbolicStore,
-    shapes: BTreeMap<u64, Shape>,
-    overlap: bool,
-}
-
-impl Seen {
-    /// Admits `s`: its uncovered part waits in `level`.
-    fn admit(&mut self, s: Symbolic, level: &mut NextLevel) {
-        let key = shape_key(&s.shape);
-        let new = self.store.admit(key, &s.far);
-        self.overlap |= s.shape.overlap && !new.is_empty();
-        self.shapes.entry(key).or_insert(s.shape);
-        level.push(key, new);
-    }
-}
-
-/// Breadth-first search of `world`'s symbolic states: each shape's federation in the store,
-/// a state admitted only for its uncovered part, each shape expanded once per level.
-pub fn search(world: &Lease) -> Searched {
-    let mut seen = Seen {
-        store: SymbolicStore::new(),
-        shapes: BTreeMap::new(),
-        overlap: false,
-    };
-    let mut level = NextLevel::new();
-    for s in initial(world) {
-        seen.admit(s, &mut level);
-    }
-    let mut expansions = 0;
-    while !level.is_empty() {
-        let mut next = NextLevel::new();
-        for (key, far) in level.into_entries() {
-            expansions += 1;
-            let shape = seen.shapes[&key].clone();
-            for s in successors(&Symbolic { shape, far }, world) {
-                seen.admit(s, &mut next);
-            }
-        }
-        level = next;
-    }
-    let Seen {
-        store,
-        shapes,
-        overlap,
-    } = seen;
-    let stored = (shapes.into_iter())
-        .map(|(key, shape)| (key, (shape, store.stored(key).unwrap().clone())))
-        .collect();
-    Searched {
-        stored,
-        expansions,
-        overlap,
-    }
 }
