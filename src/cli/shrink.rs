@@ -5,12 +5,41 @@ use super::loaded::{load_run, Loaded};
 use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
+use lockcheck::oracles::RedisWorld;
 use lockcheck::report::timeline;
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::InputError;
-use lockcheck_sim::{shrink, PropertyKind, ShrinkOptions, Trace};
+use lockcheck_sim::{shrink, PropertyKind, Report, ShrinkOptions, Trace};
 use serde_json::json;
 use std::path::PathBuf;
+
+/// The oracle the trace records as violated: refused when it records none, or a witness.
+fn violated_property(
+    a: &ShrinkArgs,
+    recorded: &Option<String>,
+    report: &Report<RedisWorld>,
+) -> Result<String, CliError> {
+    let refused = |message: String| -> CliError {
+        InputError {
+            file: Some(a.trace.clone()),
+            field: Some("trace.property".into()),
+            ..InputError::new(message)
+        }
+        .into()
+    };
+    let Some(property) = recorded.clone() else {
+        return Err(refused(
+            "the trace records no violated oracle, so there is nothing to keep while shrinking"
+                .into(),
+        ));
+    };
+    if report.property(&property).map(|p| p.kind) == Some(PropertyKind::Sometimes) {
+        return Err(refused(format!(
+            "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
+        )));
+    }
+    Ok(property)
+}
 
 pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     let Loaded {
@@ -19,26 +48,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         path,
         report,
     } = load_run(&a.trace, None)?;
-    let Some(property) = saved.trace.property.clone() else {
-        return Err(InputError {
-            file: Some(a.trace.clone()),
-            field: Some("trace.property".into()),
-            ..InputError::new(
-                "the trace records no violated oracle, so there is nothing to keep while shrinking",
-            )
-        }
-        .into());
-    };
-    if report.property(&property).map(|p| p.kind) == Some(PropertyKind::Sometimes) {
-        return Err(InputError {
-            file: Some(a.trace.clone()),
-            field: Some("trace.property".into()),
-            ..InputError::new(format!(
-                "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
-            ))
-        }
-        .into());
-    }
+    let property = violated_property(a, &saved.trace.property, &report)?;
     let options = ShrinkOptions {
         max_attempts: a.max_attempts,
         ..ShrinkOptions::default()
