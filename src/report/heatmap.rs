@@ -2,6 +2,7 @@
 //! parameter across, second up; a one-parameter sweep is a single row).
 
 use super::escape;
+use crate::report::fired::FiredFault;
 use crate::scenario::duration;
 use serde::Serialize;
 use std::fmt::Write;
@@ -47,6 +48,9 @@ pub struct Cell {
     /// Its swimlane chart (HTML), which the heat map's cell links to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chart: Option<String>,
+    /// The faults of the violation's run, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FiredFault>,
 }
 
 /// A sweep: its parameters and the verdict at every point.
