@@ -10,7 +10,7 @@
 
 use super::rerun::rerun_command;
 use super::search::{self, outcome_text, per_second, run_check, stats_json};
-use super::set::apply_sets;
+use super::set::{apply_sets, expectation_dropped};
 use super::stats;
 use super::trace_paths::default_trace_path;
 use super::words::{faults_in, meaning_of, plural};
@@ -25,17 +25,22 @@ use lockcheck::report::{seconds, timeline};
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
+use lockcheck::InputError;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::{json, Value};
 use std::path::Path;
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
     let (arg, sets) = (a.scenario.clone(), a.sets.clone());
-    let loaded = interrupt::unless_interrupted(move || apply_sets(load_scenario(&arg)?, &sets));
+    let loaded = interrupt::unless_interrupted(move || {
+        let base = load_scenario(&arg)?;
+        let dropped = expectation_dropped(&base, &sets);
+        Ok::<_, InputError>((apply_sets(base, &sets)?, dropped))
+    });
     let Some(loaded) = loaded else {
         return Ok(interrupted_while_loading(&a.scenario));
     };
-    let scenario = loaded?;
+    let (scenario, dropped) = loaded?;
     if let (Some(shards), Some(shard)) = (a.shards, a.shard) {
         return super::shard_check::cmd_check_shard(a, &scenario, shards, shard, json_out);
     }
@@ -49,7 +54,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
-    let expectation = VerdictComparison::of(&checked, &scenario.expect);
+    let expectation = Expectation::of(&checked, &scenario, dropped);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
     if violations.is_empty() {
@@ -286,3 +291,38 @@ fn no_violation_verdict(checked: &Checked, limits: &Limits) -> (String, &'static
     );
     (line, "limit_reached", EXIT_LIMIT)
 }
+
+/// The scenario's expectation compared with the verdict, or, for a scenario `--set`
+/// changed, the original's expectation set aside: it was stated for another scenario.
+enum Expectation {
+    Compared(VerdictComparison),
+    NotApplicable,
+}
+
+impl Expectation {
+    fn of(checked: &Checked, scenario: &Scenario, dropped: bool) -> Expectation {
+        if dropped {
+            Expectation::NotApplicable
+        } else {
+            Expectation::Compared(VerdictComparison::of(checked, &scenario.expect))
+        }
+    }
+
+    fn line(&self) -> Option<String> {
+        match self {
+            Expectation::Compared(c) => c.line(),
+            Expectation::NotApplicable => Some(format!("expectation: {NOT_APPLICABLE}\n")),
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Expectation::Compared(c) => c.json(),
+            Expectation::NotApplicable => {
+                json!({"status": "not_applicable", "reason": "the scenario was changed with --set"})
+            }
+        }
+    }
+}
+
+const NOT_APPLICABLE: &str = "not applicable, the scenario was changed with --set";
