@@ -223,7 +223,12 @@ fn with_fields(out: &mut Output, a: &SweepArgs, targets: &[vary::Target], sw: &S
     let mut head = String::new();
     let mut varied = Vec::new();
     for (v, t) in a.vary.iter().zip(targets) {
-        head.push_str(&format!("varied: {} = {} ({})\n", v.name, t.path, t.what));
+        let named = if v.name == t.path {
+            String::new()
+        } else {
+            format!("{} = ", v.name)
+        };
+        head.push_str(&format!("varied: {named}{} ({})\n", t.path, t.what));
         varied.push(json!({"parameter": v.name, "path": t.path, "meaning": t.what}));
     }
     head.push_str("every other rule and field as set\n");
