@@ -217,10 +217,9 @@ fn unchecked(values: &[u64]) -> Cell {
 /// The most violating points whose faults the text lists (`--json` has every one).
 const FAULT_LINES: usize = 10;
 
-/// `out` with the field each parameter varies (every other left as set) and the faults of
-/// the violating points' runs beside their values.
+/// `out` followed by the field each parameter varies (every other left as set) and the
+/// faults of the violating points' runs beside their values.
 fn with_fields(out: &mut Output, a: &SweepArgs, targets: &[vary::Target], sw: &Sweep) {
-    let mut head = String::new();
     let mut varied = Vec::new();
     for (v, t) in a.vary.iter().zip(targets) {
         let named = if v.name == t.path {
@@ -228,10 +227,10 @@ fn with_fields(out: &mut Output, a: &SweepArgs, targets: &[vary::Target], sw: &S
         } else {
             format!("{} = ", v.name)
         };
-        head.push_str(&format!("varied: {named}{} ({})\n", t.path, t.what));
+        (out.text).push_str(&format!("varied: {named}{} ({})\n", t.path, t.what));
         varied.push(json!({"parameter": v.name, "path": t.path, "meaning": t.what}));
     }
-    head.push_str("every other rule and field as set\n");
+    out.text.push_str("every other rule and field as set\n");
     out.json["varied"] = json!(varied);
     let broken: Vec<&Cell> = (sw.cells.iter())
         .filter(|c| c.verdict == Verdict::Violated)
@@ -251,7 +250,6 @@ fn with_fields(out: &mut Output, a: &SweepArgs, targets: &[vary::Target], sw: &S
         out.text
             .push_str(&format!("  and {more} more (`--json` lists them all)\n"));
     }
-    out.text = head + &out.text;
 }
 
 fn sweep_output(a: &SweepArgs, sw: &Sweep, total_points: usize) -> Output {
