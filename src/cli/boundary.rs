@@ -1,4 +1,5 @@
-//! `boundary`: one parameter bisected to the value where the verdict flips. Each value is
+//! `boundary`: one parameter (one field, named in the output) bisected to the value where
+//! the verdict flips, printed with the faults of the breaking run. Each value is
 //! checked exhaustively; when a limit comes before a verdict the bisection falls back to
 //! seeded random walks from that value on (`--random` asks for them from the start), and
 //! says which search it used: a safe verdict from random walks only means none of them

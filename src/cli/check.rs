@@ -1,7 +1,8 @@
 //! `check`: one search of a scenario, its outcome, statistics and verdict; a violation is
 //! saved as a trace with the command that replays it. When the scenario states an `[expect]`,
 //! the verdict is compared with it (`matches expectation` or `DIFFERS from expectation`;
-//! the exit code does not change).
+//! the exit code does not change); a scenario changed with `--set` is another scenario, and
+//! the original's expectation is said not to apply unless a set states one.
 //!
 //! A search that ends without a verdict says why: the limit reached (the memory limit with
 //! its size, and whether it was the default), or the signal that interrupted it; either way
@@ -31,13 +32,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
-    let (arg, sets) = (a.scenario.clone(), a.sets.clone());
-    let loaded = interrupt::unless_interrupted(move || {
-        let base = load_scenario(&arg)?;
-        let dropped = expectation_dropped(&base, &sets);
-        Ok::<_, InputError>((apply_sets(base, &sets)?, dropped))
-    });
-    let Some(loaded) = loaded else {
+    let Some(loaded) = load(a) else {
         return Ok(interrupted_while_loading(&a.scenario));
     };
     let (scenario, dropped) = loaded?;
@@ -82,6 +77,17 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         text,
         json: j,
         code: if unsaved { EXIT_IO } else { EXIT_VIOLATION },
+    })
+}
+
+/// The scenario with the `--set`s applied, and whether they set its expectation aside;
+/// none when an interrupt came first.
+fn load(a: &CheckArgs) -> Option<Result<(Scenario, bool), InputError>> {
+    let (arg, sets) = (a.scenario.clone(), a.sets.clone());
+    interrupt::unless_interrupted(move || {
+        let base = load_scenario(&arg)?;
+        let dropped = expectation_dropped(&base, &sets);
+        Ok((apply_sets(base, &sets)?, dropped))
     })
 }
 

@@ -1,5 +1,6 @@
 //! `sweep`: one scenario checked at every point of a grid of parameter values, as a table
-//! and a heat map (SVG or HTML). An interrupt stops the grid at the point it reaches and the
+//! and a heat map (SVG or HTML), followed by the field each parameter varies and the faults
+//! of the violating runs. An interrupt stops the grid at the point it reaches and the
 //! points done are reported. The search limits apply to each point; `--total-time-limit`
 //! bounds the whole grid (each point gets at most the time left, and the points after it is
 //! spent have no verdict).

@@ -164,34 +164,7 @@ pub fn target(scenario: &Scenario, name: &str) -> Result<Target, InputError> {
     match found.len() {
         0 => Err(nothing_to_vary(scenario, name)),
         1 => Ok(Target::one(found[0].0.clone(), found[0].1.clone())),
-        _ if name != "pause" && alike => {
-            let fields: Vec<&str> = found
-                .iter()
-                .filter_map(|(p, _)| p.rsplit('.').next())
-                .collect();
-            let same_field = fields.windows(2).all(|w| w[0] == w[1]);
-            let parent = if name == "ttl" {
-                "protocol"
-            } else {
-                "workload"
-            };
-            Ok(Target {
-                path: if same_field {
-                    format!("clients[*].{parent}.{}", fields[0])
-                } else {
-                    found
-                        .iter()
-                        .map(|(p, _)| p.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
-                what: format!(
-                    "every client's {}",
-                    if name == "ttl" { "TTL" } else { "work time" }
-                ),
-                paths: found.into_iter().map(|(p, _)| p).collect(),
-            })
-        }
+        _ if name != "pause" && alike => Ok(shared(name, found)),
         _ => {
             let listed: Vec<String> = (found.iter().zip(&held))
                 .map(|((p, what), v)| {
@@ -209,6 +182,36 @@ pub fn target(scenario: &Scenario, name: &str) -> Result<Target, InputError> {
                 ))
             })
         }
+    }
+}
+
+/// One setting every client holds alike: all of `found` set together.
+fn shared(name: &str, found: Vec<(String, String)>) -> Target {
+    let fields: Vec<&str> = found
+        .iter()
+        .filter_map(|(p, _)| p.rsplit('.').next())
+        .collect();
+    let same_field = fields.windows(2).all(|w| w[0] == w[1]);
+    let parent = if name == "ttl" {
+        "protocol"
+    } else {
+        "workload"
+    };
+    Target {
+        path: if same_field {
+            format!("clients[*].{parent}.{}", fields[0])
+        } else {
+            found
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        what: format!(
+            "every client's {}",
+            if name == "ttl" { "TTL" } else { "work time" }
+        ),
+        paths: found.into_iter().map(|(p, _)| p).collect(),
     }
 }
 
