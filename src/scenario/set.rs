@@ -55,8 +55,13 @@ pub fn apply_sets(mut scenario: Scenario, sets: &[Set]) -> Result<Scenario, Inpu
     let settings: Vec<String> = (sets.iter())
         .map(|s| format!("{} = {}", s.path, s.value))
         .collect();
+    let was = if description.is_empty() {
+        String::new()
+    } else {
+        format!(": {description}")
+    };
     scenario.description = format!(
-        "changed with --set: {}; from {name}: {description}",
+        "changed with --set: {}; from {name}{was}",
         settings.join(", ")
     );
     if !states_expectation(sets) {
@@ -117,4 +122,37 @@ fn apply_one(scenario: &Scenario, set: &Set) -> Result<Scenario, InputError> {
         ..InputError::new(format!("--set {}={}: {}", set.path, set.value, e.message))
     })?;
     Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(spec: &str) -> Set {
+        parse_set(spec).unwrap()
+    }
+
+    #[test]
+    fn a_changed_scenario_is_renamed_described_and_loses_its_expectation() {
+        let s = crate::scenario::builtin::by_name("kleppmann-pause-past-lease").unwrap();
+        assert!(!s.expect.is_unstated());
+        assert_eq!(apply_sets(s.clone(), &[]).unwrap(), s);
+        let changed = apply_sets(s.clone(), &[set("pause=1s"), set("ttl=5s")]).unwrap();
+        assert_eq!(changed.name, "kleppmann-pause-past-lease+set");
+        assert!(changed.description.starts_with(
+            "changed with --set: pause = 1s, ttl = 5s; from kleppmann-pause-past-lease: "
+        ));
+        assert!(changed.expect.is_unstated());
+        assert!(expectation_dropped(&s, &[set("pause=1s")]));
+        // Changed again: one marker.
+        let again = apply_sets(changed, &[set("work=1s")]).unwrap();
+        assert_eq!(again.name, "kleppmann-pause-past-lease+set");
+        // A set expectation stays, and is not dropped.
+        let stated = [set("pause=1s"), set("expect.verdict=safe")];
+        assert_eq!(
+            apply_sets(s.clone(), &stated).unwrap().expect,
+            ExpectedVerdict::Safe
+        );
+        assert!(!expectation_dropped(&s, &stated));
+    }
 }

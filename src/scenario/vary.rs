@@ -81,9 +81,9 @@ pub struct Target {
     /// The field path the output names (`faults.pauses[1].durations_ms`,
     /// `clients[*].protocol.ttl_ms`).
     pub path: String,
-    /// What it is: `the pauses of instance-a`, `the clients' TTL`.
+    /// What it is: `the pauses of instance-a`, `every client's TTL`.
     pub what: String,
-    /// The paths set, each split into segments.
+    /// The paths set (more than one only for a setting every client holds alike).
     paths: Vec<String>,
 }
 
