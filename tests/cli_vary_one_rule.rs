@@ -119,7 +119,18 @@ fn the_other_rule_keeps_its_value_while_one_is_varied() {
     let out = with_stall(
         &dir,
         "sweep",
-        &["--vary", "faults.pauses[0].durations_ms=200ms"],
+        &[
+            "--vary",
+            "faults.pauses[0].durations_ms=200ms",
+            "--svg",
+            "map.svg",
+        ],
+    );
+    // The heat map's cell says the same in its title.
+    let svg = std::fs::read_to_string(dir.join("map.svg")).unwrap();
+    assert!(
+        svg.contains("(me-resource); faults: a pause of redis for 0.200 s at "),
+        "{svg}"
     );
     assert!(
         out.stdout
