@@ -170,7 +170,7 @@ fn safe_output(
     a: &CheckArgs,
     scenario: &Scenario,
     checked: &Checked,
-    expectation: &VerdictComparison,
+    expectation: &Expectation,
     mut text: String,
     mut j: Value,
 ) -> Output {
