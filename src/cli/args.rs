@@ -98,7 +98,8 @@ pub struct CheckArgs {
     pub first_seed: u64,
     /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
     /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
-    /// `--vary`). Repeatable; applied in order.
+    /// `--vary`). Repeatable; applied in order. The changed scenario is a new one,
+    /// `<name>+set`, whose original `[expect]` no longer applies (unless `--set expect...`).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
     pub sets: Vec<set::Set>,
     #[command(flatten)]
@@ -230,8 +231,9 @@ pub struct SweepArgs {
     /// A built-in scenario name or a scenario file.
     pub scenario: String,
     /// A parameter and its values: `ttl=1s..40s:1s`, `pause=0s..60s:5s`, `work=100ms,1s`.
-    /// Short names: ttl, pause, work, delay; or a field path like
-    /// `clients[*].protocol.retry_ms`. Give one or two (the heat map uses the first two).
+    /// A parameter is one field, every other rule left as set: a short name (ttl, pause,
+    /// work, delay; refused when it could mean several fields) or a field path like
+    /// `faults.pauses[1].durations_ms`. Give one or two (the heat map uses the first two).
     #[arg(long, value_name = "NAME=RANGE", required = true, value_parser = vary::parse_vary)]
     pub vary: Vec<vary::Vary>,
     /// Write the heat map as SVG.
@@ -252,7 +254,8 @@ pub struct SweepArgs {
     pub seeds: Option<u64>,
     /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
     /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
-    /// `--vary`). Repeatable; applied in order.
+    /// `--vary`). Repeatable; applied in order. The changed scenario is a new one,
+    /// `<name>+set`, whose original `[expect]` no longer applies (unless `--set expect...`).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
     pub sets: Vec<set::Set>,
     /// Stop the whole sweep after this much wall time, e.g. `10m`: each point's time limit
@@ -268,7 +271,8 @@ pub struct SweepArgs {
 pub struct BoundaryArgs {
     /// A built-in scenario name or a scenario file.
     pub scenario: String,
-    /// The parameter and the range to bisect: `pause=0s..60s`.
+    /// The parameter (one field, as for `sweep --vary`) and the range to bisect:
+    /// `pause=0s..60s`, `faults.pauses[1].durations_ms=0s..3s`.
     #[arg(long, value_name = "NAME=FROM..TO", value_parser = vary::parse_vary)]
     pub vary: vary::Vary,
     /// Stop bisecting at this precision.
@@ -290,7 +294,8 @@ pub struct BoundaryArgs {
     pub trace_dir: PathBuf,
     /// Change a field before running: `PATH=VALUE`, e.g. `--set explore.max_states=100000`,
     /// `--set clients[*].protocol.retry_ms=500`, `--set ttl=5s` (short names as for
-    /// `--vary`). Repeatable; applied in order.
+    /// `--vary`). Repeatable; applied in order. The changed scenario is a new one,
+    /// `<name>+set`, whose original `[expect]` no longer applies (unless `--set expect...`).
     #[arg(long = "set", value_name = "PATH=VALUE", value_parser = set::parse_set)]
     pub sets: Vec<set::Set>,
     #[command(flatten)]

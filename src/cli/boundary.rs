@@ -1,4 +1,5 @@
-//! `boundary`: one parameter bisected to the value where the verdict flips. Each value is
+//! `boundary`: one parameter (one field, named in the output) bisected to the value where
+//! the verdict flips, printed with the faults of the breaking run. Each value is
 //! checked exhaustively; when a limit comes before a verdict the bisection falls back to
 //! seeded random walks from that value on (`--random` asks for them from the start), and
 //! says which search it used: a safe verdict from random walks only means none of them
@@ -6,18 +7,20 @@
 //! flip may still lie.
 
 use super::boundary_explain::explain_flip;
-use super::grid::{point, Found};
+use super::grid::{point_checked, Found};
 use super::search::Limits;
 use super::set::apply_sets;
 use super::{human, vary, BoundaryArgs, CliError, Output};
 use super::{EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::Mode;
 use lockcheck::interrupt;
+use lockcheck::report::fired::{fired, in_words, FiredFault};
 use lockcheck::report::heatmap::Verdict;
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::{duration, Scenario};
 use lockcheck::InputError;
 use serde_json::json;
+use std::collections::BTreeMap;
 
 /// Why a bisection stopped before its answer.
 enum Stopped {
@@ -30,6 +33,8 @@ enum Stopped {
 struct Bisection<'a> {
     base: &'a Scenario,
     name: &'a str,
+    /// The one field `name` varies.
+    target: vary::Target,
     limits: &'a Limits,
     checks: usize,
     /// Random walks per value, once they are in use.
@@ -38,6 +43,8 @@ struct Bisection<'a> {
     fallback_seeds: u64,
     /// The value where an exhaustive check reached a limit and the walks took over.
     fell_back_at: Option<u64>,
+    /// The faults of the first counterexample at each value that broke.
+    broke_with: BTreeMap<u64, Vec<FiredFault>>,
 }
 
 impl Bisection<'_> {
@@ -51,7 +58,11 @@ impl Bisection<'_> {
             Some(count) => Mode::Random { first: 0, count },
             None => Mode::Exhaustive,
         };
-        Ok(match point(&s, mode, self.limits)? {
+        let (found, checked) = point_checked(&s, mode, self.limits)?;
+        if let Some((_, path)) = checked.report.first_violation() {
+            (self.broke_with).insert(x, fired(&s, &checked.world, path));
+        }
+        Ok(match found {
             Found::Interrupted => Err(Stopped::Interrupted),
             Found::Verdict(Verdict::Unknown, _, _) if self.random_seeds.is_none() => {
                 self.random_seeds = Some(self.fallback_seeds);
@@ -89,7 +100,7 @@ impl Bisection<'_> {
     /// The output of a bisection that stopped with the flip somewhere in `lo..=hi`.
     fn stopped(&self, why: Stopped, lo: u64, hi: u64) -> Output {
         let name = self.name;
-        match why {
+        let out = match why {
             Stopped::Limit(x) => {
                 let message = format!(
                     "a limit was reached at {name} = {} before a verdict",
@@ -117,7 +128,8 @@ impl Bisection<'_> {
                     code: interrupt::exit_code(),
                 }
             }
-        }
+        };
+        with_field(out, self, None)
     }
 }
 
@@ -135,10 +147,12 @@ fn range(a: &BoundaryArgs) -> Result<(u64, u64), InputError> {
 pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     let base = apply_sets(load_scenario(&a.scenario)?, &a.sets)?;
     let name = &a.vary.name;
+    let target = vary::target(&base, name)?;
     let (mut lo, mut hi) = range(a)?;
     let mut b = Bisection {
         base: &base,
         name,
+        target,
         limits: &a.limits,
         checks: 0,
         random_seeds: a
@@ -146,6 +160,7 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
             .then(|| a.seeds.unwrap_or(base.explore.random_seeds)),
         fallback_seeds: a.seeds.unwrap_or(base.explore.random_seeds),
         fell_back_at: None,
+        broke_with: BTreeMap::new(),
     };
     let at_lo = match b.verdict_at(lo)? {
         Ok(v) => v,
@@ -156,10 +171,7 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
         Err(why) => return Ok(b.stopped(why, lo, hi)),
     };
     if at_lo.0 == at_hi.0 {
-        return Ok(with_search(
-            no_flip(&base, name, (lo, hi), at_lo.0, at_hi.0, b.checks),
-            &b,
-        ));
+        return Ok(with_search(no_flip(&b, (lo, hi), at_lo.0, at_hi.0), &b));
     }
     let res = a.resolution.max(1);
     let lo_verdict = at_lo.0;
@@ -180,7 +192,7 @@ pub(super) fn cmd_boundary(a: &BoundaryArgs) -> Result<Output, CliError> {
     } else {
         at_hi.1
     };
-    let mut found = flip(&base, name, (lo, hi), lo_verdict, oracle, res, b.checks);
+    let mut found = flip(&b, (lo, hi), lo_verdict, oracle, res);
     if a.explain {
         let (text, j) = explain_flip(
             &base,
@@ -212,14 +224,32 @@ fn with_search(mut out: Output, b: &Bisection) -> Output {
     out
 }
 
-fn no_flip(
-    base: &Scenario,
-    name: &str,
-    (lo, hi): (u64, u64),
-    at_lo: Verdict,
-    at_hi: Verdict,
-    checks: usize,
-) -> Output {
+/// `out` opened by the field varied (and every other left as set), with the faults of the
+/// breaking run at `broken_ms` beside the number, when a value broke.
+fn with_field(mut out: Output, b: &Bisection, broken_ms: Option<u64>) -> Output {
+    let t = &b.target;
+    let mut head = format!(
+        "varied: {} ({}); every other rule and field as set\n",
+        t.path, t.what
+    );
+    out.json["parameter_path"] = json!(t.path);
+    out.json["parameter_meaning"] = json!(t.what);
+    if let Some((ms, faults)) = broken_ms.and_then(|ms| Some((ms, b.broke_with.get(&ms)?))) {
+        let words = in_words(faults);
+        out.text.push_str(&format!(
+            "faults of the breaking run at {} = {}: {words}\n",
+            b.name,
+            human(ms)
+        ));
+        out.json["breaking_run"] = json!({"at_ms": ms, "faults": faults, "in_words": words});
+    }
+    head.push_str(&out.text);
+    out.text = head;
+    out
+}
+
+fn no_flip(b: &Bisection, (lo, hi): (u64, u64), at_lo: Verdict, at_hi: Verdict) -> Output {
+    let name = b.name;
     let text = format!(
         "the verdict does not flip between {name} = {} and {}: {} at both ends\n",
         human(lo),
@@ -231,25 +261,24 @@ fn no_flip(
     } else {
         EXIT_OK
     };
-    let j = json!({"command": "boundary", "scenario": base.name, "parameter": name, "flip": null,
-        "verdict_at_from": at_lo, "verdict_at_to": at_hi, "checks": checks});
-    Output {
+    let j = json!({"command": "boundary", "scenario": b.base.name, "parameter": name, "flip": null,
+        "verdict_at_from": at_lo, "verdict_at_to": at_hi, "checks": b.checks});
+    let out = Output {
         text,
         json: j,
         code,
-    }
+    };
+    with_field(out, b, (at_lo == Verdict::Violated).then_some(lo))
 }
 
 fn flip(
-    base: &Scenario,
-    name: &str,
+    b: &Bisection,
     (lo, hi): (u64, u64),
     lo_verdict: Verdict,
     oracle: Option<String>,
     res: u64,
-    checks: usize,
 ) -> Output {
-    let f = human;
+    let (f, name, checks) = (human, b.name, b.checks);
     let sentence = if lo_verdict == Verdict::Safe {
         format!(
             "the smallest {name} that breaks this configuration is {} ({} violated); at {} it is safe",
@@ -265,10 +294,10 @@ fn flip(
             oracle.as_deref().unwrap_or("?")
         )
     };
-    let text = format!("{}: {sentence} ({checks} checks)\n", base.name);
+    let text = format!("{}: {sentence} ({checks} checks)\n", b.base.name);
     let j = json!({
         "command": "boundary",
-        "scenario": base.name,
+        "scenario": b.base.name,
         "parameter": name,
         "flip": {"below_ms": lo, "at_ms": hi, "below": lo_verdict, "at": if lo_verdict == Verdict::Safe { Verdict::Violated } else { Verdict::Safe }},
         "oracle": oracle,
@@ -276,9 +305,11 @@ fn flip(
         "checks": checks,
         "sentence": sentence,
     });
-    Output {
+    let out = Output {
         text,
         json: j,
         code: EXIT_VIOLATION,
-    }
+    };
+    let broken_ms = safe_and_broken(lo, hi, lo_verdict).1;
+    with_field(out, b, Some(broken_ms))
 }

@@ -1,7 +1,8 @@
 //! `check`: one search of a scenario, its outcome, statistics and verdict; a violation is
 //! saved as a trace with the command that replays it. When the scenario states an `[expect]`,
 //! the verdict is compared with it (`matches expectation` or `DIFFERS from expectation`;
-//! the exit code does not change).
+//! the exit code does not change); a scenario changed with `--set` is another scenario, and
+//! the original's expectation is said not to apply unless a set states one.
 //!
 //! A search that ends without a verdict says why: the limit reached (the memory limit with
 //! its size, and whether it was the default), or the signal that interrupted it; either way
@@ -10,7 +11,7 @@
 
 use super::rerun::rerun_command;
 use super::search::{self, outcome_text, per_second, run_check, stats_json};
-use super::set::apply_sets;
+use super::set::{apply_sets, expectation_dropped};
 use super::stats;
 use super::trace_paths::default_trace_path;
 use super::words::{faults_in, meaning_of, plural};
@@ -25,17 +26,16 @@ use lockcheck::report::{seconds, timeline};
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
+use lockcheck::InputError;
 use lockcheck_sim::{Limit, Outcome, Trace};
 use serde_json::{json, Value};
 use std::path::Path;
 
 pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliError> {
-    let (arg, sets) = (a.scenario.clone(), a.sets.clone());
-    let loaded = interrupt::unless_interrupted(move || apply_sets(load_scenario(&arg)?, &sets));
-    let Some(loaded) = loaded else {
+    let Some(loaded) = load(a) else {
         return Ok(interrupted_while_loading(&a.scenario));
     };
-    let scenario = loaded?;
+    let (scenario, dropped) = loaded?;
     if let (Some(shards), Some(shard)) = (a.shards, a.shard) {
         return super::shard_check::cmd_check_shard(a, &scenario, shards, shard, json_out);
     }
@@ -49,7 +49,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
-    let expectation = VerdictComparison::of(&checked, &scenario.expect);
+    let expectation = Expectation::of(&checked, &scenario, dropped);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
     if violations.is_empty() {
@@ -77,6 +77,17 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         text,
         json: j,
         code: if unsaved { EXIT_IO } else { EXIT_VIOLATION },
+    })
+}
+
+/// The scenario with the `--set`s applied, and whether they set its expectation aside;
+/// none when an interrupt came first.
+fn load(a: &CheckArgs) -> Option<Result<(Scenario, bool), InputError>> {
+    let (arg, sets) = (a.scenario.clone(), a.sets.clone());
+    interrupt::unless_interrupted(move || {
+        let base = load_scenario(&arg)?;
+        let dropped = expectation_dropped(&base, &sets);
+        Ok((apply_sets(base, &sets)?, dropped))
     })
 }
 
@@ -159,7 +170,7 @@ fn safe_output(
     a: &CheckArgs,
     scenario: &Scenario,
     checked: &Checked,
-    expectation: &VerdictComparison,
+    expectation: &Expectation,
     mut text: String,
     mut j: Value,
 ) -> Output {
@@ -286,3 +297,38 @@ fn no_violation_verdict(checked: &Checked, limits: &Limits) -> (String, &'static
     );
     (line, "limit_reached", EXIT_LIMIT)
 }
+
+/// The scenario's expectation compared with the verdict, or, for a scenario `--set`
+/// changed, the original's expectation set aside: it was stated for another scenario.
+enum Expectation {
+    Compared(VerdictComparison),
+    NotApplicable,
+}
+
+impl Expectation {
+    fn of(checked: &Checked, scenario: &Scenario, dropped: bool) -> Expectation {
+        if dropped {
+            Expectation::NotApplicable
+        } else {
+            Expectation::Compared(VerdictComparison::of(checked, &scenario.expect))
+        }
+    }
+
+    fn line(&self) -> Option<String> {
+        match self {
+            Expectation::Compared(c) => c.line(),
+            Expectation::NotApplicable => Some(format!("expectation: {NOT_APPLICABLE}\n")),
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Expectation::Compared(c) => c.json(),
+            Expectation::NotApplicable => {
+                json!({"status": "not_applicable", "reason": "the scenario was changed with --set"})
+            }
+        }
+    }
+}
+
+const NOT_APPLICABLE: &str = "not applicable, the scenario was changed with --set";

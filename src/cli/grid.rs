@@ -21,11 +21,6 @@ pub(super) enum Found {
     Interrupted,
 }
 
-/// The check of `scenario` at one point.
-pub(super) fn point(scenario: &Scenario, mode: Mode, limits: &Limits) -> Result<Found, InputError> {
-    Ok(point_checked(scenario, mode, limits)?.0)
-}
-
 /// The check of `scenario` at one point, and the check itself (its counterexample).
 pub(super) fn point_checked(
     scenario: &Scenario,

@@ -1,5 +1,6 @@
 //! `sweep`: one scenario checked at every point of a grid of parameter values, as a table
-//! and a heat map (SVG or HTML). An interrupt stops the grid at the point it reaches and the
+//! and a heat map (SVG or HTML), followed by the field each parameter varies and the faults
+//! of the violating runs. An interrupt stops the grid at the point it reaches and the
 //! points done are reported. The search limits apply to each point; `--total-time-limit`
 //! bounds the whole grid (each point gets at most the time left, and the points after it is
 //! spent have no verdict).
@@ -13,6 +14,7 @@ use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::atomic_write::write_whole;
 use lockcheck::check::Mode;
 use lockcheck::interrupt;
+use lockcheck::report::fired::{fired, in_words};
 use lockcheck::report::heatmap::{Cell, Sweep, Verdict};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
@@ -43,6 +45,9 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
     } else {
         Mode::Exhaustive
     };
+    let targets = (a.vary.iter())
+        .map(|v| vary::target(&base, &v.name))
+        .collect::<Result<Vec<_>, _>>()?;
     let points = vary::grid(&a.vary)?;
     let clock = SystemWallClock::start();
     let scenarios = build_points(a, &base, &points, &clock)?;
@@ -70,6 +75,7 @@ pub(super) fn cmd_sweep(a: &SweepArgs, json_out: bool) -> Result<Output, CliErro
         write_file(p, &sw.html(), &mut failed);
     }
     let mut out = sweep_output(a, &sw, points.len());
+    with_fields(&mut out, a, &targets, &sw);
     if !failed.is_empty() {
         // The verdicts stand; what could not be written makes it an I/O failure.
         for e in &failed {
@@ -135,6 +141,8 @@ fn check_grid(
         let Found::Verdict(verdict, oracle, states) = found else {
             break;
         };
+        let faults = (checked.report.first_violation())
+            .map_or(Vec::new(), |(_, path)| fired(s, &checked.world, path));
         let saved = save_point(
             &a.trace_dir,
             (s, &a.vary, values),
@@ -157,6 +165,7 @@ fn check_grid(
             states,
             trace: saved.as_ref().map(|f| f.trace.display().to_string()),
             chart: saved.and_then(|f| f.chart).map(|c| link(html_dir, &c)),
+            faults,
         });
         if let Some(b) = &bar {
             b.inc(1);
@@ -202,6 +211,45 @@ fn unchecked(values: &[u64]) -> Cell {
         states: 0,
         trace: None,
         chart: None,
+        faults: Vec::new(),
+    }
+}
+
+/// The most violating points whose faults the text lists (`--json` has every one).
+const FAULT_LINES: usize = 10;
+
+/// `out` followed by the field each parameter varies (every other left as set) and the
+/// faults of the violating points' runs beside their values.
+fn with_fields(out: &mut Output, a: &SweepArgs, targets: &[vary::Target], sw: &Sweep) {
+    let mut varied = Vec::new();
+    for (v, t) in a.vary.iter().zip(targets) {
+        let named = if v.name == t.path {
+            String::new()
+        } else {
+            format!("{} = ", v.name)
+        };
+        (out.text).push_str(&format!("varied: {named}{} ({})\n", t.path, t.what));
+        varied.push(json!({"parameter": v.name, "path": t.path, "meaning": t.what}));
+    }
+    out.text.push_str("every other rule and field as set\n");
+    out.json["varied"] = json!(varied);
+    let broken: Vec<&Cell> = (sw.cells.iter())
+        .filter(|c| c.verdict == Verdict::Violated)
+        .collect();
+    if !broken.is_empty() {
+        out.text.push_str("faults of the violating runs:\n");
+    }
+    for c in broken.iter().take(FAULT_LINES) {
+        let at: Vec<String> = (a.vary.iter().zip(&c.values_ms))
+            .map(|(v, x)| format!("{} = {}", v.name, super::human(*x)))
+            .collect();
+        let line = format!("  {}: {}\n", at.join(", "), in_words(&c.faults));
+        out.text.push_str(&line);
+    }
+    if broken.len() > FAULT_LINES {
+        let more = broken.len() - FAULT_LINES;
+        out.text
+            .push_str(&format!("  and {more} more (`--json` lists them all)\n"));
     }
 }
 

@@ -77,6 +77,7 @@ mod tests {
                     states: 1,
                     trace: None,
                     chart: None,
+                    faults: Vec::new(),
                 });
             }
         }

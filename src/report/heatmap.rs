@@ -2,6 +2,7 @@
 //! parameter across, second up; a one-parameter sweep is a single row).
 
 use super::escape;
+use crate::report::fired::{in_words, FiredFault};
 use crate::scenario::duration;
 use serde::Serialize;
 use std::fmt::Write;
@@ -47,6 +48,9 @@ pub struct Cell {
     /// Its swimlane chart (HTML), which the heat map's cell links to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chart: Option<String>,
+    /// The faults of the violation's run, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FiredFault>,
 }
 
 /// A sweep: its parameters and the verdict at every point.
@@ -94,8 +98,9 @@ impl Sweep {
             .find(|c| c.values_ms[0] == x && (self.params.len() < 2 || c.values_ms[1] == y))
     }
 
-    /// One cell: a rectangle coloured by its verdict with the point's values in its title,
-    /// linked to the point's swimlane chart when there is one.
+    /// One cell: a rectangle coloured by its verdict with the point's values (and a
+    /// violation's faults) in its title, linked to the point's swimlane chart when there is
+    /// one.
     fn cell_svg(&self, s: &mut String, c: &Cell, (x, y): (f64, f64), (cw, ch): (f64, f64)) {
         let values: Vec<String> = self
             .params
@@ -103,6 +108,11 @@ impl Sweep {
             .zip(&c.values_ms)
             .map(|((n, _), v)| format!("{n}={}", fmt(*v)))
             .collect();
+        let faults = if c.faults.is_empty() {
+            String::new()
+        } else {
+            escape(&format!("; faults: {}", in_words(&c.faults)))
+        };
         if let Some(chart) = &c.chart {
             let _ = write!(s, r##"<a href="{}">"##, escape(chart));
         }
@@ -117,6 +127,7 @@ impl Sweep {
                 .as_deref()
                 .map(|o| format!(" ({o})"))
                 .unwrap_or_default()
+                + &faults
         );
         s.push_str(if c.chart.is_some() { "</a>\n" } else { "\n" });
     }

@@ -6,6 +6,7 @@ mod cause_marks;
 pub mod causes;
 pub(crate) mod compact_grid;
 pub mod explained;
+pub mod fired;
 pub mod heatmap;
 pub(crate) mod overlap_end;
 pub mod parting;

@@ -1,11 +1,14 @@
 //! The parameters `sweep` and `boundary` vary: parsing `--vary`, the grid of its values, and
 //! a scenario with a parameter set to one value.
 //!
-//! A parameter is a short name or a field path. Short names: `ttl` (every client's TTL, or
-//! Redisson's lease, or its watchdog timeout when it has no lease), `pause` (every pause's
-//! duration), `work` (every client's work time), `delay` (the network's delay). A path
-//! names fields as errors do, with `[*]` for every element: `clients[*].protocol.retry_ms`,
-//! `faults.pauses[0].durations_ms`. A list field is set to the one value.
+//! A parameter is one field: every other rule and field stays as set. It is a field path,
+//! named as errors name fields (`faults.pauses[1].durations_ms`,
+//! `clients[*].protocol.retry_ms`, `[*]` for every element), or a short name resolved to
+//! one: `pause` (the one pause rule's durations), `ttl` (every client's TTL, or Redisson's
+//! lease, or its watchdog timeout when it has no lease, when all clients hold the same),
+//! `work` (every client's work time, likewise), `delay` (the network's delay). A short name
+//! that could mean more than one field (two pause rules, clients with different TTLs) is
+//! refused with the candidate paths. A list field is set to the one value.
 
 use crate::scenario::set_path::set_all;
 use crate::scenario::{duration, Scenario};
@@ -71,44 +74,181 @@ pub fn parse_vary(spec: &str) -> Result<Vary, String> {
     Ok(Vary { name, values })
 }
 
-/// Sets every field matched by `path` to `ms`.
-fn set_path(value: &mut Value, path: &[&str], ms: u64) -> usize {
-    set_all(value, path, &Value::from(ms))
+/// What a parameter sets: one field (or one setting every client holds alike), named by
+/// its path, with what it is in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The field path the output names (`faults.pauses[1].durations_ms`,
+    /// `clients[*].protocol.ttl_ms`).
+    pub path: String,
+    /// What it is: `the pauses of instance-a`, `every client's TTL`.
+    pub what: String,
+    /// The paths set (more than one only for a setting every client holds alike).
+    paths: Vec<String>,
 }
 
-/// `scenario` with parameter `name` set to `ms`.
-pub fn apply(scenario: &Scenario, name: &str, ms: u64) -> Result<Scenario, InputError> {
-    let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
-    let changed = match name {
-        "ttl" => scenario
-            .clients
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let field = format!("clients[{i}]");
-                set_path(
-                    &mut value,
-                    &[&field, "protocol", c.protocol.ttl_field()],
-                    ms,
+impl Target {
+    fn one(path: String, what: String) -> Target {
+        Target {
+            paths: vec![path.clone()],
+            path,
+            what,
+        }
+    }
+}
+
+/// The value at a path without `[*]` (`clients[0].workload.work_ms`), if there is one.
+fn value_at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut at = value;
+    for segment in path.split('.') {
+        let mut parts = segment.split(['[', ']']).filter(|s| !s.is_empty());
+        at = at.get(parts.next()?)?;
+        for index in parts {
+            at = at.get(index.parse::<usize>().ok()?)?;
+        }
+    }
+    Some(at)
+}
+
+/// A short name's candidate fields, each with what it is.
+fn candidates(scenario: &Scenario, name: &str) -> Vec<(String, String)> {
+    let word = if name == "ttl" { "TTL" } else { "work time" };
+    let clients = |field: &dyn Fn(usize) -> String| -> Vec<(String, String)> {
+        (0..scenario.clients.len())
+            .map(|i| (field(i), format!("{}'s {word}", scenario.clients[i].name)))
+            .collect()
+    };
+    match name {
+        "pause" => (scenario.faults.pauses.iter().enumerate())
+            .map(|(i, r)| {
+                (
+                    format!("faults.pauses[{i}].durations_ms"),
+                    format!("the pauses of {}", r.process),
                 )
             })
-            .sum(),
-        "pause" => set_path(&mut value, &["faults", "pauses[*]", "durations_ms"], ms),
-        "work" => set_path(&mut value, &["clients[*]", "workload", "work_ms"], ms),
-        "delay" => set_path(&mut value, &["network", "delays_ms"], ms),
+            .collect(),
+        "ttl" => clients(&|i| {
+            let f = scenario.clients[i].protocol.ttl_field();
+            format!("clients[{i}].protocol.{f}")
+        }),
+        "work" => clients(&|i| format!("clients[{i}].workload.work_ms")),
+        _ => Vec::new(),
+    }
+}
+
+/// What parameter `name` sets in `scenario`: a field path as written, or a short name
+/// resolved to its one field. `pause` names one pause rule; `ttl` and `work` name every
+/// client's field, one setting when all hold the same value. A short name with more than
+/// one meaning is refused, the candidate paths listed.
+pub fn target(scenario: &Scenario, name: &str) -> Result<Target, InputError> {
+    let value = serde_json::to_value(scenario).expect("a scenario serialises");
+    let found = match name {
+        "delay" => {
+            return Ok(Target::one(
+                "network.delays_ms".into(),
+                "the network's delay".into(),
+            ))
+        }
+        "pause" | "ttl" | "work" => candidates(scenario, name),
         path => {
-            let segments: Vec<&str> = path.split('.').collect();
-            set_path(&mut value, &segments, ms)
+            let known = ["pause", "ttl", "work"]
+                .into_iter()
+                .flat_map(|n| candidates(scenario, n))
+                .find(|(p, _)| p == path);
+            let what = known.map_or(path.to_string(), |(_, what)| what);
+            return Ok(Target::one(path.to_string(), what));
         }
     };
+    let held: Vec<Option<&Value>> = found.iter().map(|(p, _)| value_at(&value, p)).collect();
+    let alike = held.windows(2).all(|w| w[0] == w[1]);
+    match found.len() {
+        0 => Err(nothing_to_vary(scenario, name)),
+        1 => Ok(Target::one(found[0].0.clone(), found[0].1.clone())),
+        _ if name != "pause" && alike => Ok(shared(name, found)),
+        _ => {
+            let listed: Vec<String> = (found.iter().zip(&held))
+                .map(|((p, what), v)| {
+                    let now = v.map_or("unset".to_string(), durations);
+                    format!("{p} ({what}, now {now})")
+                })
+                .collect();
+            Err(InputError {
+                field: Some(name.to_string()),
+                ..InputError::new(format!(
+                    "`{name}` is ambiguous in scenario `{}`: it could mean any of {} fields; vary one by its path: {}",
+                    scenario.name,
+                    found.len(),
+                    listed.join(", ")
+                ))
+            })
+        }
+    }
+}
+
+/// One setting every client holds alike: all of `found` set together.
+fn shared(name: &str, found: Vec<(String, String)>) -> Target {
+    let fields: Vec<&str> = found
+        .iter()
+        .filter_map(|(p, _)| p.rsplit('.').next())
+        .collect();
+    let same_field = fields.windows(2).all(|w| w[0] == w[1]);
+    let parent = if name == "ttl" {
+        "protocol"
+    } else {
+        "workload"
+    };
+    Target {
+        path: if same_field {
+            format!("clients[*].{parent}.{}", fields[0])
+        } else {
+            found
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        what: format!(
+            "every client's {}",
+            if name == "ttl" { "TTL" } else { "work time" }
+        ),
+        paths: found.into_iter().map(|(p, _)| p).collect(),
+    }
+}
+
+/// A field's value as durations (`200ms`, `[200ms, 2.9s]`), or as it is.
+fn durations(value: &Value) -> String {
+    let one = |v: &Value| v.as_i64().map_or(v.to_string(), duration::format);
+    match value {
+        Value::Array(items) if items.len() == 1 => one(&items[0]),
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(one).collect::<Vec<_>>().join(", "))
+        }
+        v => one(v),
+    }
+}
+
+fn nothing_to_vary(scenario: &Scenario, name: &str) -> InputError {
+    InputError {
+        field: Some(name.to_string()),
+        ..InputError::new(format!(
+            "scenario `{}` has nothing to vary here (short names: ttl, pause, work, delay; or a field path such as clients[*].protocol.retry_ms)",
+            scenario.name
+        ))
+    }
+}
+
+/// `scenario` with parameter `name` set to `ms`: the one field [`target`] resolves it to.
+pub fn apply(scenario: &Scenario, name: &str, ms: u64) -> Result<Scenario, InputError> {
+    let target = target(scenario, name)?;
+    let mut value = serde_json::to_value(scenario).expect("a scenario serialises");
+    let changed: usize = (target.paths.iter())
+        .map(|p| {
+            let segments: Vec<&str> = p.split('.').collect();
+            set_all(&mut value, &segments, &Value::from(ms))
+        })
+        .sum();
     if changed == 0 {
-        return Err(InputError {
-            field: Some(name.to_string()),
-            ..InputError::new(format!(
-                "scenario `{}` has nothing to vary here (short names: ttl, pause, work, delay; or a field path such as clients[*].protocol.retry_ms)",
-                scenario.name
-            ))
-        });
+        return Err(nothing_to_vary(scenario, name));
     }
     let changed: Scenario = serde_json::from_value(value).map_err(|e| InputError {
         field: Some(name.to_string()),
@@ -186,5 +326,27 @@ mod tests {
             .unwrap()
             .contains("\"retry_ms\":700"));
         assert!(apply(&s, "nonsense.field", 1).is_err());
+    }
+
+    #[test]
+    fn a_short_name_with_two_meanings_is_refused_and_a_path_varies_one_rule() {
+        let s = crate::scenario::builtin::by_name("seed-003-incident").unwrap();
+        let e = apply(&s, "pause", 1_000).unwrap_err();
+        assert!(e.message.contains("ambiguous"), "{}", e.message);
+        assert!(e
+            .message
+            .contains("faults.pauses[0].durations_ms (the pauses of redis, now 200ms)"));
+        assert!(e
+            .message
+            .contains("faults.pauses[1].durations_ms (the pauses of instance-a, now 2.9s)"));
+        let one = apply(&s, "faults.pauses[1].durations_ms", 1_000).unwrap();
+        assert_eq!(one.faults.pauses[0].durations_ms, vec![200]);
+        assert_eq!(one.faults.pauses[1].durations_ms, vec![1_000]);
+        let t = target(&s, "faults.pauses[1].durations_ms").unwrap();
+        assert_eq!(t.what, "the pauses of instance-a");
+        // Both clients hold the same lease: `ttl` is one setting.
+        let t = target(&s, "ttl").unwrap();
+        assert_eq!(t.what, "every client's TTL");
+        assert!(t.path.starts_with("clients[*].protocol."), "{}", t.path);
     }
 }
