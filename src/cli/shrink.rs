@@ -5,7 +5,7 @@ use super::loaded::{load_run, Loaded};
 use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
-use lockcheck::report::timeline;
+use lockcheck::report::{timeline, why};
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::InputError;
 use lockcheck_sim::{shrink, PropertyKind, ShrinkOptions, Trace};
@@ -60,11 +60,13 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e));
     let entries = timeline::entries(&world, &small);
     let changes = changes(&world, &path, &small);
+    let why = why::why(&world, &small, small.steps.len());
     let text = format!(
-        "{}; {}, {} after; still violates {property}\n{}{}\n{}",
+        "{}; {}, {} after; still violates {property}\n{}{}{}\n{}",
         changes.headline(&a.trace),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
+        why.text(a.full),
         changes.lines(),
         timeline::text(&entries, Some(&property)),
         saved_note(&written),
@@ -79,6 +81,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         "faults_after": faults_in(&world, &small),
         "output": out.display().to_string(),
         "timeline": entries,
+        "why": why.json(),
     });
     if let Err(e) = &written {
         j["write_error"] = json!({"file": e.error.file, "message": e.error.message});

@@ -1,0 +1,141 @@
+//! The cause first: the events a violation depends on, in order, one line each, and the
+//! mechanism in the protocol's own words where the model knows it. One function
+//! ([`why`]) computes the list; `check`, `replay` and `shrink` print it right after their
+//! verdict, and `explain` draws the same list.
+//!
+//! The events are the steps of the causal slice (`causal.rs`) that did something the
+//! lock's story shows: a fault, a change to a lock key, a node's role, a Sentinel's master
+//! or an account, a belief begun or ended, a failed renewal, a long delay chosen for a
+//! message, and the step where the violation fires. Steps that only carried the story on
+//! (a request sent, an answer that changed nothing) are left out. A run of the same event
+//! (a holder's renewals, a client's retries) folds into one line with a count unless the
+//! list is asked for in full.
+
+use super::causal::{self, began_belief, renewal_failed_at};
+use super::mechanism::mechanisms;
+use crate::oracles::RedisWorld;
+use lockcheck_sim::world::WorldAction;
+use lockcheck_sim::{Model, Path};
+use serde_json::{json, Value};
+
+/// One event the violation depends on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhyEvent {
+    /// Its index in the run.
+    pub step: usize,
+    /// True time after it, in ms.
+    pub at_ms: u64,
+    pub label: String,
+    pub fault: bool,
+}
+
+/// The events a violation depends on and its mechanism.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Why {
+    /// In the order of the run.
+    pub events: Vec<WhyEvent>,
+    /// The mechanism, one sentence each, where the model knows it.
+    pub mechanisms: Vec<String>,
+}
+
+/// Why the violation after `upto` steps of `path` happened.
+pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
+    let upto = upto.min(path.steps.len());
+    let slice = causal::slice(world, path, upto);
+    let shown = |k: usize| {
+        let step = &path.steps[k];
+        slice.roots.contains(&k)
+            || world.is_fault(&step.action)
+            || matches!(step.action, WorldAction::Route { .. })
+            || !slice.links[k].changed.is_empty()
+            || began_belief(world, path, k)
+            || ends_belief(world, path, k)
+            || renewal_failed_at(world, path, k)
+    };
+    let events = slice
+        .steps
+        .iter()
+        .copied()
+        .filter(|&k| shown(k))
+        .map(|k| WhyEvent {
+            step: k,
+            at_ms: path.states[k + 1].now_ms,
+            label: path.steps[k].label.clone(),
+            fault: world.is_fault(&path.steps[k].action),
+        })
+        .collect();
+    Why {
+        events,
+        mechanisms: mechanisms(world, path, &slice),
+    }
+}
+
+/// Whether step `k` ended a belief of its process (a holder's work done, an unlock).
+fn ends_belief(world: &RedisWorld, path: &Path<RedisWorld>, k: usize) -> bool {
+    let Some(p) = world.action_process(&path.steps[k].action) else {
+        return false;
+    };
+    let keys = |s| {
+        crate::oracles::clients(world)
+            .find(|&(q, _)| q == p)
+            .map(|(_, c)| crate::oracles::believed_keys(world, s, p, c))
+            .unwrap_or_default()
+    };
+    let after = keys(&path.states[k + 1]);
+    keys(&path.states[k]).iter().any(|key| !after.contains(key))
+}
+
+impl Why {
+    /// The list, one line per event (a run of the same event as one line with its count
+    /// unless `full`), then the mechanism.
+    pub fn lines(&self, full: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.events.len() {
+            let e = &self.events[i];
+            let run = if full {
+                1
+            } else {
+                self.events[i..]
+                    .iter()
+                    .take_while(|x| x.label == e.label)
+                    .count()
+            };
+            let last = &self.events[i + run - 1];
+            let mark = if e.fault { "FAULT " } else { "" };
+            let mut line = format!("t={:>8} ms  {mark}{}", last.at_ms, last.label);
+            if run > 1 {
+                line.push_str(&format!(
+                    " ({run} times from t={} ms; --full lists each)",
+                    e.at_ms
+                ));
+            }
+            out.push(line);
+            i += run;
+        }
+        out.extend(self.mechanisms.iter().map(|m| format!("mechanism: {m}")));
+        out
+    }
+
+    /// The block printed after a verdict: a heading and the lines, indented.
+    pub fn text(&self, full: bool) -> String {
+        if self.events.is_empty() {
+            return String::new();
+        }
+        let mut s = String::from("why (the events the violation depends on, in order):\n");
+        for line in self.lines(full) {
+            s.push_str("  ");
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The list and the mechanism as JSON.
+    pub fn json(&self) -> Value {
+        json!({
+            "events": self.events.iter().map(|e| json!({"step": e.step, "at_ms": e.at_ms, "label": e.label, "fault": e.fault})).collect::<Vec<_>>(),
+            "mechanisms": self.mechanisms,
+        })
+    }
+}
