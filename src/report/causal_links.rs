@@ -78,7 +78,8 @@ pub(crate) struct StepLinks {
     /// For a delivery: the step that gave the message a delay longer than its link's
     /// shortest.
     pub delayed_by: Option<usize>,
-    /// The parts of its process this step read or changed.
+    /// The parts of its process this step read or changed (of a node: its role and the keys
+    /// its command names).
     pub reads: Vec<Part>,
     /// The parts of its process this step changed.
     pub changed: Vec<Part>,
@@ -117,7 +118,18 @@ fn parts_of(
             changed.push(part.clone());
         }
     }
-    let mut reads: Vec<Part> = before.into_iter().map(|(part, _)| part).collect();
+    // A node's step reads its role and the keys its command names; any other process's
+    // step reads all it has.
+    let label = &path.steps[j].label;
+    let named = |key: &[u8]| label.split_whitespace().any(|w| w.as_bytes() == key);
+    let mut reads: Vec<Part> = before
+        .into_iter()
+        .map(|(part, _)| part)
+        .filter(|part| match part {
+            Part::Key(key) => named(key),
+            _ => true,
+        })
+        .collect();
     for part in &changed {
         if !reads.contains(part) {
             reads.push(part.clone());

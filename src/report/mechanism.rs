@@ -43,10 +43,14 @@ fn takeovers(path: &Path<RedisWorld>, slice: &Slice) -> Vec<Takeover> {
         };
         for part in &slice.links[k].changed {
             let Part::Key(key) = part else { continue };
-            let written = (0..k).rev().find(|&j| {
-                slice.links[j].process == Some(node) && slice.links[j].changed.contains(part)
+            // The last write by a message (a clock step or a crash may have changed it
+            // since).
+            let written = (0..k).rev().find_map(|j| {
+                let wrote =
+                    slice.links[j].process == Some(node) && slice.links[j].changed.contains(part);
+                wrote.then(|| Some((j, sender(path, j)?))).flatten()
             });
-            let Some((written, writer)) = written.and_then(|j| Some((j, sender(path, j)?))) else {
+            let Some((written, writer)) = written else {
                 continue;
             };
             if writer != by {
@@ -77,6 +81,13 @@ pub(crate) fn mechanisms(
     out.extend(lease_during_pause(world, path, slice, &taken));
     out.extend(clock_steps(world, path, slice, &taken));
     out.extend(failover(world, path, slice));
+    out.extend(crash_lost_key(world, path, slice, &taken));
+    let mut seen = Vec::new();
+    out.retain(|m| {
+        let new = !seen.contains(m);
+        seen.push(m.clone());
+        new
+    });
     out
 }
 
@@ -123,6 +134,9 @@ fn watchdog_stopped(
                 )
             })
             .unwrap_or_default();
+        if !stops && then.is_empty() {
+            continue;
+        }
         out.push(if stops {
             format!(
                 "{c_name}'s renewal failed at t={} ({}); Redisson up to 3.43 (3.17 among them) stops the watchdog for good after a failed renewal, so the lease ran out while {c_name} still believed it held the lock{then}",
@@ -196,6 +210,7 @@ fn lease_during_pause(
                 key = key_text(&t.key),
                 by = name(world, t.by)
             ));
+            break;
         }
     }
     out
@@ -238,6 +253,7 @@ fn clock_steps(
                 key = key_text(&t.key),
                 by = name(world, t.by)
             ));
+            break;
         }
     }
     out
@@ -286,6 +302,37 @@ fn failover(world: &RedisWorld, path: &Path<RedisWorld>, slice: &Slice) -> Vec<S
             ),
             None => format!("{} was promoted to master at t={}", name(world, n), at(path, k)),
         });
+    }
+    out
+}
+
+/// A node that crashed holding a client's key and came back without it.
+fn crash_lost_key(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    slice: &Slice,
+    taken: &[Takeover],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for &f in &slice.steps {
+        let WorldAction::Crash { process, .. } = path.steps[f].action else {
+            continue;
+        };
+        for t in taken
+            .iter()
+            .filter(|t| t.node == process && t.written < f && f < t.step)
+        {
+            out.push(format!(
+                "{node} crashed at t={} holding {w}'s {key} and came back without it; {by} took the lock at t={} while {w} still believed it held it",
+                at(path, f),
+                at(path, t.step),
+                node = name(world, process),
+                w = name(world, t.writer),
+                key = key_text(&t.key),
+                by = name(world, t.by)
+            ));
+            break;
+        }
     }
     out
 }

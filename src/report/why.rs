@@ -8,8 +8,8 @@
 //! or an account, a belief begun or ended, a failed renewal, a long delay chosen for a
 //! message, and the step where the violation fires. Steps that only carried the story on
 //! (a request sent, an answer that changed nothing) are left out. A run of the same event
-//! (a holder's renewals, a client's retries) folds into one line with a count unless the
-//! list is asked for in full.
+//! (a holder's renewals, a client's retries) folds into one line with a count, where it
+//! last happens, unless the list is asked for in full.
 
 use super::causal::{self, began_belief, renewal_failed_at};
 use super::mechanism::mechanisms;
@@ -27,6 +27,8 @@ pub struct WhyEvent {
     pub at_ms: u64,
     pub label: String,
     pub fault: bool,
+    /// Where the violation fires, or where a belief it needs began: never folded.
+    pub root: bool,
 }
 
 /// The events a violation depends on and its mechanism.
@@ -62,6 +64,7 @@ pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
             at_ms: path.states[k + 1].now_ms,
             label: path.steps[k].label.clone(),
             fault: world.is_fault(&path.steps[k].action),
+            root: slice.roots.contains(&k),
         })
         .collect();
     Why {
@@ -86,32 +89,28 @@ fn ends_belief(world: &RedisWorld, path: &Path<RedisWorld>, k: usize) -> bool {
 }
 
 impl Why {
-    /// The list, one line per event (a run of the same event as one line with its count
-    /// unless `full`), then the mechanism.
+    /// The list, one line per event, then the mechanism. Unless `full`, an event that
+    /// happens several times (a holder's renewals, a client's retries) is one line where it
+    /// last happens, with its count and first time.
     pub fn lines(&self, full: bool) -> Vec<String> {
         let mut out = Vec::new();
-        let mut i = 0;
-        while i < self.events.len() {
-            let e = &self.events[i];
-            let run = if full {
-                1
-            } else {
-                self.events[i..]
-                    .iter()
-                    .take_while(|x| x.label == e.label)
-                    .count()
-            };
-            let last = &self.events[i + run - 1];
+        for (i, e) in self.events.iter().enumerate() {
+            let like = |x: &&WhyEvent| !x.root && !e.root && x.label == e.label;
+            let same: Vec<&WhyEvent> = self.events.iter().filter(like).collect();
+            let later = self.events[i + 1..].iter().any(|x| like(&x));
+            if !full && later {
+                continue;
+            }
             let mark = if e.fault { "FAULT " } else { "" };
-            let mut line = format!("t={:>8} ms  {mark}{}", last.at_ms, last.label);
-            if run > 1 {
+            let mut line = format!("t={:>8} ms  {mark}{}", e.at_ms, e.label);
+            if !full && same.len() > 1 {
                 line.push_str(&format!(
-                    " ({run} times from t={} ms; --full lists each)",
-                    e.at_ms
+                    " ({} times from t={} ms; --full lists each)",
+                    same.len(),
+                    same[0].at_ms
                 ));
             }
             out.push(line);
-            i += run;
         }
         out.extend(self.mechanisms.iter().map(|m| format!("mechanism: {m}")));
         out
@@ -134,7 +133,7 @@ impl Why {
     /// The list and the mechanism as JSON.
     pub fn json(&self) -> Value {
         json!({
-            "events": self.events.iter().map(|e| json!({"step": e.step, "at_ms": e.at_ms, "label": e.label, "fault": e.fault})).collect::<Vec<_>>(),
+            "events": self.events.iter().map(|e| json!({"step": e.step, "at_ms": e.at_ms, "label": e.label, "fault": e.fault, "root": e.root})).collect::<Vec<_>>(),
             "mechanisms": self.mechanisms,
         })
     }
