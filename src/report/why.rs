@@ -27,7 +27,7 @@ pub struct WhyEvent {
     pub at_ms: u64,
     pub label: String,
     pub fault: bool,
-    /// Where the violation fires, or where a belief it needs began: never folded.
+    /// Where the violation fires or a belief begins: never folded with another event.
     pub root: bool,
 }
 
@@ -64,7 +64,7 @@ pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
             at_ms: path.states[k + 1].now_ms,
             label: path.steps[k].label.clone(),
             fault: world.is_fault(&path.steps[k].action),
-            root: slice.roots.contains(&k),
+            root: slice.roots.contains(&k) || began_belief(world, path, k),
         })
         .collect();
     Why {
