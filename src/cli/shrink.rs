@@ -66,7 +66,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         changes.headline(&a.trace),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
-        why.text(a.full),
+        why.text(a.full) + "\n",
         changes.lines(),
         timeline::text(&entries, Some(&property)),
         saved_note(&written),
