@@ -44,14 +44,22 @@ fn check_replay_shrink_and_explain_open_with_the_same_why() {
     let why = why_block(&out.stdout, verdict.expect("a verdict"));
     assert!(why.len() <= 15, "{why:#?}");
     assert!(why[0].ends_with("EVAL redisson-acquire account:lock:10086 30000 instance-a:1"));
-    assert!(why.iter().any(|l| l.ends_with("FAULT pause instance-a for 2900 ms")));
+    assert!(why
+        .iter()
+        .any(|l| l.ends_with("FAULT pause instance-a for 2900 ms")));
     let mechanism = why.last().unwrap();
-    assert!(mechanism.starts_with("mechanism: instance-a's renewal failed"), "{mechanism}");
+    assert!(
+        mechanism.starts_with("mechanism: instance-a's renewal failed"),
+        "{mechanism}"
+    );
 
     let replay = lockcheck_in(&dir, &["replay", "t.json"]);
     assert_eq!(replay.code, 1, "{}", replay.stderr);
     let second = replay.stdout.lines().nth(1).unwrap();
-    assert!(second.starts_with("verdict: VIOLATION of me-resource reproduced"), "{second}");
+    assert!(
+        second.starts_with("verdict: VIOLATION of me-resource reproduced"),
+        "{second}"
+    );
     assert_eq!(why_block(&replay.stdout, 1), why);
 
     let explain = lockcheck_in(&dir, &["explain", "t.json", "-o", "t.html"]);
@@ -71,7 +79,10 @@ fn check_replay_shrink_and_explain_open_with_the_same_why() {
     let shrink = lockcheck_in(&dir, &["shrink", "t.json", "-o", "small.json"]);
     assert_eq!(shrink.code, 1, "{}", shrink.stderr);
     let small = why_block(&shrink.stdout, 0);
-    assert!(small.last().unwrap().starts_with("mechanism: "), "{small:#?}");
+    assert!(
+        small.last().unwrap().starts_with("mechanism: "),
+        "{small:#?}"
+    );
 }
 
 #[test]

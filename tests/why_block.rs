@@ -59,9 +59,18 @@ fn a_redisson_3_17_watchdog_stopped_by_a_gc_after_a_redis_stall() {
     assert_lists(&why, &run, &expected, &absent);
     assert_eq!(why.mechanisms.len(), 1, "{:?}", why.mechanisms);
     let m = &why.mechanisms[0];
-    assert!(m.starts_with("instance-a's renewal failed at t=13.102 s"), "{m}");
-    assert!(m.contains("stops the watchdog for good after a failed renewal"), "{m}");
-    assert!(m.contains("instance-b took account:lock:10086 at t=40.204 s"), "{m}");
+    assert!(
+        m.starts_with("instance-a's renewal failed at t=13.102 s"),
+        "{m}"
+    );
+    assert!(
+        m.contains("stops the watchdog for good after a failed renewal"),
+        "{m}"
+    );
+    assert!(
+        m.contains("instance-b took account:lock:10086 at t=40.204 s"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -108,12 +117,17 @@ fn a_plain_del_of_another_owners_key() {
         "deliver redis -> client-3: OK",
     ];
     // The refused attempts of client-2 and client-3 before they got the lock.
-    let absent = ["deliver redis -> client-2: nil", "deliver redis -> client-3: nil"];
+    let absent = [
+        "deliver redis -> client-2: nil",
+        "deliver redis -> client-3: nil",
+    ];
     assert_lists(&why, &run, &expected, &absent);
     assert_eq!(
         why.mechanisms,
-        ["client-1's plain DEL order_lock at t=17.002 s deleted client-2's key on redis: a DEL \
-          does not check who owns the lock"]
+        [
+            "client-1's plain DEL order_lock at t=17.002 s deleted client-2's key on redis: a DEL \
+          does not check who owns the lock"
+        ]
     );
 }
 
@@ -137,8 +151,10 @@ fn a_failover_that_loses_an_unreplicated_grant() {
     assert_lists(&why, &run, &expected, &absent);
     assert_eq!(
         why.mechanisms,
-        ["redis-2 was promoted to master at t=6.001 s without client-1's order_lock, which \
-          redis-1 granted at t=0.003 s and never replicated: the failover lost the lock"]
+        [
+            "redis-2 was promoted to master at t=6.001 s without client-1's order_lock, which \
+          redis-1 granted at t=0.003 s and never replicated: the failover lost the lock"
+        ]
     );
 }
 
@@ -147,9 +163,11 @@ fn a_lease_that_ran_out_during_a_pause() {
     let (why, _) = why_of("kleppmann-pause-past-lease", Mode::Exhaustive);
     assert_eq!(
         why.mechanisms,
-        ["client-1's lease on order_lock ran out at t=10.110 s during its pause (0.002 s to \
+        [
+            "client-1's lease on order_lock ran out at t=10.110 s during its pause (0.002 s to \
           15.002 s); client-2 took the lock at t=10.111 s, and client-1 went on as holder when \
-          it woke"]
+          it woke"
+        ]
     );
     assert!(labels(&why).contains(&"pause client-1 for 15000 ms"));
 }
@@ -159,14 +177,22 @@ fn a_lease_that_ran_out_during_a_pause() {
 #[test]
 fn a_fault_after_the_cause_is_left_out() {
     let (why, run) = why_of("seed-003-dense-gc", Mode::Random { first: 1, count: 1 });
-    assert!(run.iter().any(|l| l == "pause redis for 200 ms"), "{run:#?}");
+    assert!(
+        run.iter().any(|l| l == "pause redis for 200 ms"),
+        "{run:#?}"
+    );
     let faults: Vec<&str> = why
         .events
         .iter()
         .filter(|e| e.fault)
         .map(|e| e.label.as_str())
         .collect();
-    assert_eq!(faults, ["pause instance-a for 3600 ms"], "{:#?}", why.lines(false));
+    assert_eq!(
+        faults,
+        ["pause instance-a for 3600 ms"],
+        "{:#?}",
+        why.lines(false)
+    );
     assert!(why.mechanisms[0].contains("stops the watchdog for good"));
 }
 

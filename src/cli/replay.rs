@@ -44,7 +44,9 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
             .seed
             .map(|s| format!(", seed {s}"))
             .unwrap_or_default(),
-        why.as_ref().map(|w| w.text(a.full) + "\n").unwrap_or_default(),
+        why.as_ref()
+            .map(|w| w.text(a.full) + "\n")
+            .unwrap_or_default(),
         timeline::text(&entries, first)
     );
     let j = json!({
