@@ -104,3 +104,15 @@ fn full_lists_every_renewal() {
     // The timeline after the block is the same either way.
     assert_eq!(count(&full) - renewals, count(&folded) - 1);
 }
+
+/// The README's example of `check`'s output shows the `why` block `check` prints.
+#[test]
+fn the_readme_shows_the_why_block_check_prints() {
+    let dir = workdir("why-readme");
+    let out = lockcheck_in(&dir, &["check", "seed-003-incident"]);
+    let at = out.stdout.lines().position(|l| l.starts_with("verdict: "));
+    let printed = why_block(&out.stdout, at.expect("a verdict"));
+    let readme = std::fs::read_to_string(common::repo("README.md")).unwrap();
+    let at = readme.lines().position(|l| l.starts_with("verdict: VIOLATION of me-resource"));
+    assert_eq!(why_block(&readme, at.expect("the example")), printed);
+}
