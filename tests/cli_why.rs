@@ -113,6 +113,8 @@ fn the_readme_shows_the_why_block_check_prints() {
     let at = out.stdout.lines().position(|l| l.starts_with("verdict: "));
     let printed = why_block(&out.stdout, at.expect("a verdict"));
     let readme = std::fs::read_to_string(common::repo("README.md")).unwrap();
-    let at = readme.lines().position(|l| l.starts_with("verdict: VIOLATION of me-resource"));
+    let at = readme
+        .lines()
+        .position(|l| l.starts_with("verdict: VIOLATION of me-resource"));
     assert_eq!(why_block(&readme, at.expect("the example")), printed);
 }

@@ -92,12 +92,17 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     Ok(Output {
         text,
         json: j,
-        code: if written.is_ok() {
-            EXIT_VIOLATION
-        } else {
-            EXIT_IO
-        },
+        code: exit_code(&written),
     })
+}
+
+/// A violation, or an I/O failure when the shrunk trace could not be written.
+fn exit_code(written: &Result<SavedViolation, CliError>) -> u8 {
+    if written.is_ok() {
+        EXIT_VIOLATION
+    } else {
+        EXIT_IO
+    }
 }
 
 /// Where the shrunk trace was saved, or why it was not.

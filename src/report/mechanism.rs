@@ -243,7 +243,7 @@ fn clock_steps(
             ));
             continue;
         }
-        for t in taken.iter().filter(|t| t.node == process && t.step > f) {
+        if let Some(t) = taken.iter().find(|t| t.node == process && t.step > f) {
             out.push(format!(
                 "the clock of {node} jumped {size} at t={}: {w}'s key {key} there expired early by true time, and {by} took it at t={} while {w}'s validity, computed on its own clock, still ran",
                 at(path, f),
@@ -253,7 +253,6 @@ fn clock_steps(
                 key = key_text(&t.key),
                 by = name(world, t.by)
             ));
-            break;
         }
     }
     out
@@ -318,9 +317,9 @@ fn crash_lost_key(
         let WorldAction::Crash { process, .. } = path.steps[f].action else {
             continue;
         };
-        for t in taken
+        if let Some(t) = taken
             .iter()
-            .filter(|t| t.node == process && t.written < f && f < t.step)
+            .find(|t| t.node == process && t.written < f && f < t.step)
         {
             out.push(format!(
                 "{node} crashed at t={} holding {w}'s {key} and came back without it; {by} took the lock at t={} while {w} still believed it held it",
@@ -331,7 +330,6 @@ fn crash_lost_key(
                 key = key_text(&t.key),
                 by = name(world, t.by)
             ));
-            break;
         }
     }
     out
