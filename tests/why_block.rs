@@ -1,9 +1,9 @@
 //! The `why` block of a violation lists the events it depends on, in order, and names the
 //! mechanism: for a Redisson 3.17 watchdog that stops after a GC-delayed renewal, a Redlock
 //! node whose clock jumps, a plain `DEL` of another owner's key, a failover that loses an
-//! unreplicated grant. Routine steps the violation does not depend on (another holder's
-//! renewals, failed retries, Sentinel's pings) and faults that came too late to matter are
-//! not in it.
+//! unreplicated grant, a lock its crashed holder keeps past a liveness bound. Routine steps
+//! the violation does not depend on (another holder's renewals, failed retries, Sentinel's
+//! pings) and faults that came too late to matter are not in it.
 
 use lockcheck::check::{check, Mode};
 use lockcheck::report::why::{why, Why};
@@ -217,4 +217,18 @@ fn renewals_fold_unless_asked_in_full() {
     let full = why.lines(true);
     assert_eq!(full.iter().filter(|l| l.ends_with(renew)).count(), renewals);
     assert_eq!(full.len(), folded.len() + renewals - 1);
+}
+
+/// A liveness bound that runs out depends on the key still held and on its holder's crash.
+#[test]
+fn a_lock_held_by_a_crashed_holder_until_the_bound_runs_out() {
+    let (why, _) = why_of("redisson-five-minute-job-lease-crash", Mode::Exhaustive);
+    assert_eq!(
+        labels(&why),
+        [
+            "crash instance-a, no restart",
+            "deliver instance-a -> redis: EVAL redisson-acquire order_lock 600000 instance-a:1",
+            "advance to 600002 ms",
+        ]
+    );
 }

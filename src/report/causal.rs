@@ -3,13 +3,14 @@
 //! delivery delivers, the timer each firing fires, the last change of every lock key,
 //! role, master or account a step on a node, Sentinel or account read, the replies a client
 //! gathered while acquiring, and a holder's failed renewal before another client took its
-//! expired key. A fault is a cause when what it did reaches those steps: a pause that ends
-//! where a cause runs (or still holds at the violation), a crash, clock step or fault of
-//! a process's own before a cause on that process, a partition cutting a process while a
-//! cause runs there. Earlier faults and routine steps that lead nowhere near the violation
+//! expired key; when the violation is time running out, from the last change of every lock
+//! key still held. A fault is a cause when what it did reaches those steps: a pause that ends
+//! where a cause runs, a crash, clock step or fault of a process's own before a cause on that
+//! process, a partition cutting a process while a cause runs there, and a pause, crash or
+//! partition that still holds at the violation a process it stopped after a cause. Earlier faults and routine steps that lead nowhere near the violation
 //! drop out.
 
-use super::causal_links::{links, timer_setter, Part, StepLinks};
+use super::causal_links::{key_parts, links, timer_setter, Part, StepLinks};
 use crate::oracles::{self, RedisState, RedisWorld};
 use lockcheck_model::process::ProcessState;
 use lockcheck_sim::world::WorldAction;
@@ -66,7 +67,19 @@ pub(crate) fn renewal_failed_at(world: &RedisWorld, path: &Path<RedisWorld>, k: 
 /// The causal slice of the violation after `upto` steps of `path`.
 pub(crate) fn slice(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Slice {
     let links = links(world, path);
-    let roots = roots(world, path, upto);
+    let mut roots = roots(world, path, upto);
+    if let Some(last) = upto.checked_sub(1).filter(|&k| links[k].process.is_none()) {
+        // Time ran out (a bound passed): the violation depends on every lock key held
+        // until then, through its last change.
+        let state = &path.states[last];
+        for n in 0..state.procs.len() {
+            for part in key_parts(world, state, n) {
+                roots.extend(last_change(&links, n, &part, last));
+            }
+        }
+        roots.sort_unstable();
+        roots.dedup();
+    }
     let mut in_slice = vec![false; upto];
     let mut work = roots.clone();
     while let Some(k) = work.pop() {
@@ -201,9 +214,14 @@ fn add_faults(
                     && (0..f).any(|k| in_slice[k] && on(process, k));
                 still || later(&|k| on(process, k) && at(k) == end)
             }
-            WorldAction::Crash { process, .. }
-            | WorldAction::ClockStep { process, .. }
-            | WorldAction::ActorFault { process, .. } => later(&|k| on(process, k)),
+            WorldAction::Crash { process, .. } => {
+                let still = !path.states[upto].is_up(process)
+                    && (0..f).any(|k| in_slice[k] && on(process, k));
+                still || later(&|k| on(process, k))
+            }
+            WorldAction::ClockStep { process, .. } | WorldAction::ActorFault { process, .. } => {
+                later(&|k| on(process, k))
+            }
             WorldAction::Partition { index, .. } => {
                 let rule = &world.faults.partitions[index];
                 let heal = path.states[f + 1]
@@ -211,12 +229,17 @@ fn add_faults(
                     .iter()
                     .find(|&&(i, _)| i == index)
                     .and_then(|&(_, heal)| heal);
-                later(&|k| {
+                let lane = |k: usize| {
                     links[k]
                         .process
                         .is_some_and(|p| rule.links.iter().any(|&(a, b)| a == p || b == p))
-                        && heal.is_none_or(|h| at(k) < h)
-                })
+                };
+                let still = path.states[upto]
+                    .partitions
+                    .iter()
+                    .any(|&(i, _)| i == index);
+                let before = still && (0..f).any(|k| in_slice[k] && lane(k));
+                before || later(&|k| lane(k) && heal.is_none_or(|h| at(k) < h))
             }
             _ => false,
         };

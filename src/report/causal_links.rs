@@ -68,6 +68,15 @@ pub(crate) fn holds_key(world: &RedisWorld, state: &RedisState, n: usize, key: &
         .any(|(part, _)| *part == Part::Key(key.to_vec()))
 }
 
+/// The lock keys node `n` holds in `state` (none if `n` is not a node).
+pub(crate) fn key_parts(world: &RedisWorld, state: &RedisState, n: usize) -> Vec<Part> {
+    view(world, state, n)
+        .into_iter()
+        .map(|(part, _)| part)
+        .filter(|part| matches!(part, Part::Key(_)))
+        .collect()
+}
+
 /// What one step did to the process it acted on.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StepLinks {
