@@ -23,6 +23,15 @@ fn labels(why: &Why) -> Vec<&str> {
     why.events.iter().map(|e| e.label.as_str()).collect()
 }
 
+/// The `why` of the first violation of the scenario file `file` under `scenarios/`.
+fn why_of_file(file: &str) -> Why {
+    let path = format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+    let scenario = lockcheck::scenario::file::load_scenario(&path).expect("loads");
+    let checked = check(&scenario, Mode::Exhaustive).expect("builds");
+    let (_, path) = checked.report.first_violation().expect("violates");
+    why(&checked.world, path, path.steps.len())
+}
+
 /// `why` lists exactly `expected`, in order, in at most 15 lines with its mechanism; each
 /// of `absent` is in the counterexample but not in the list.
 fn assert_lists(why: &Why, run: &[String], expected: &[&str], absent: &[&str]) {
@@ -230,5 +239,30 @@ fn a_lock_held_by_a_crashed_holder_until_the_bound_runs_out() {
             "deliver instance-a -> redis: EVAL redisson-acquire order_lock 600000 instance-a:1",
             "advance to 600002 ms",
         ]
+    );
+}
+
+/// node-redlock computes its validity on `Date.now()`: the holder's wall clock stepping back
+/// after it acquired is in the list, with the mechanism.
+#[test]
+fn a_validity_computed_from_a_stepped_client_clock() {
+    let why = why_of_file("node-redlock-wall-clock-step.toml");
+    let step = why
+        .events
+        .iter()
+        .position(|e| e.label == "step clock of p1 by -8000 ms");
+    let acquired = why
+        .events
+        .iter()
+        .position(|e| e.label == "deliver redis-3 -> p1: OK");
+    assert!(
+        step > acquired && acquired.is_some(),
+        "{:#?}",
+        why.lines(false)
+    );
+    assert_eq!(
+        why.mechanisms,
+        ["p1's clock stepped -8.000 s at t=0.002 s: the validity p1 computes from that clock no \
+          longer matches the keys' TTLs on the nodes"]
     );
 }

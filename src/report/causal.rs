@@ -6,9 +6,10 @@
 //! expired key; when the violation is time running out, from the last change of every lock
 //! key still held. A fault is a cause when what it did reaches those steps: a pause that ends
 //! where a cause runs, a crash, clock step or fault of a process's own before a cause on that
-//! process, a partition cutting a process while a cause runs there, and a pause, crash or
-//! partition that still holds at the violation a process it stopped after a cause. Earlier faults and routine steps that lead nowhere near the violation
-//! drop out.
+//! process, a partition cutting a process while a cause runs there, a pause, crash or
+//! partition that still holds at the violation a process it stopped after a cause, and a
+//! clock step of a holder after its belief began. Earlier faults and routine steps that
+//! lead nowhere near the violation drop out.
 
 use super::causal_links::{key_parts, links, timer_setter, Part, StepLinks};
 use crate::oracles::{self, RedisState, RedisWorld};
@@ -219,9 +220,13 @@ fn add_faults(
                     && (0..f).any(|k| in_slice[k] && on(process, k));
                 still || later(&|k| on(process, k))
             }
-            WorldAction::ClockStep { process, .. } | WorldAction::ActorFault { process, .. } => {
-                later(&|k| on(process, k))
+            WorldAction::ClockStep { process, .. } => {
+                // A holder's clock that stepped after its belief began moves its validity.
+                let holds = !beliefs(world, &path.states[upto], process).is_empty()
+                    && (0..f).any(|k| in_slice[k] && on(process, k));
+                holds || later(&|k| on(process, k))
             }
+            WorldAction::ActorFault { process, .. } => later(&|k| on(process, k)),
             WorldAction::Partition { index, .. } => {
                 let rule = &world.faults.partitions[index];
                 let heal = path.states[f + 1]

@@ -84,8 +84,8 @@ pub(crate) struct StepLinks {
     pub process: Option<usize>,
     /// For a delivery: the step that sent the message (none for a start-up message).
     pub sent_by: Option<usize>,
-    /// For a delivery: the step that gave the message a delay longer than its link's
-    /// shortest.
+    /// For a delivery: the step that gave the message a delay more than [`LONG_DELAY_MS`]
+    /// longer than its link's shortest.
     pub delayed_by: Option<usize>,
     /// The parts of its process this step read or changed (of a node: its role and the keys
     /// its command names).
@@ -156,6 +156,10 @@ fn value_of<'v, 's>(view: &'v [(Part, Value<'s>)], part: &Part) -> Option<&'v Va
     view.iter().find(|(q, _)| q == part).map(|(_, v)| v)
 }
 
+/// A delay this much longer than its link's shortest is an event of its own (a late
+/// unlock), not the network's jitter.
+pub(crate) const LONG_DELAY_MS: u64 = 100;
+
 /// A message followed through the run.
 struct Tracked<'a, M> {
     from: usize,
@@ -196,7 +200,7 @@ fn message_links(
                     .find(|t| !t.routed && t.from == m.from && t.to == m.to && *t.msg == *m.msg);
                 if let Some(t) = found {
                     t.routed = true;
-                    t.delayed_by = (*delay_ms > shortest).then_some(j);
+                    t.delayed_by = (*delay_ms > shortest + LONG_DELAY_MS).then_some(j);
                 }
             }
             _ => {}
