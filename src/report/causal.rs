@@ -45,6 +45,17 @@ pub(crate) fn began_belief(world: &RedisWorld, path: &Path<RedisWorld>, k: usize
         .any(|key| !before.contains(key))
 }
 
+/// Whether step `k` ended a belief of its process (a holder's work done, an unlock).
+pub(crate) fn ended_belief(world: &RedisWorld, path: &Path<RedisWorld>, k: usize) -> bool {
+    let Some(p) = world.action_process(&path.steps[k].action) else {
+        return false;
+    };
+    let after = beliefs(world, &path.states[k + 1], p);
+    beliefs(world, &path.states[k], p)
+        .iter()
+        .any(|key| !after.contains(key))
+}
+
 /// How many renewals client `p` has seen fail in `state`.
 fn failed_renewals(world: &RedisWorld, state: &RedisState, p: usize) -> u32 {
     let config = oracles::clients(world).find(|&(q, _)| q == p);
@@ -126,7 +137,7 @@ fn last_change(links: &[StepLinks], q: usize, part: &Part, k: usize) -> Option<u
 }
 
 /// The process whose message step `j` delivered.
-fn sender(path: &Path<RedisWorld>, j: usize) -> Option<usize> {
+pub(crate) fn sender(path: &Path<RedisWorld>, j: usize) -> Option<usize> {
     match path.steps[j].action {
         WorldAction::Deliver { from, .. } => Some(from),
         _ => None,

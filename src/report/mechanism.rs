@@ -5,7 +5,7 @@
 //! that ran out during a pause, a failover that lost a write no replica had, a crash that
 //! lost a key.
 
-use super::causal::{renewal_failed_at, Slice};
+use super::causal::{renewal_failed_at, sender, Slice};
 use super::causal_links::{holds_key, Part};
 use super::seconds;
 use crate::oracles::{self, RedisWorld};
@@ -25,13 +25,6 @@ struct Takeover {
     writer: usize,
     /// The process whose message changed it.
     by: usize,
-}
-
-fn sender(path: &Path<RedisWorld>, j: usize) -> Option<usize> {
-    match path.steps[j].action {
-        WorldAction::Deliver { from, .. } => Some(from),
-        _ => None,
-    }
 }
 
 /// Every key of the slice that changed hands: written by one process, changed by another.

@@ -11,7 +11,7 @@
 //! (a holder's renewals, a client's retries) folds into one line with a count, where it
 //! last happens, unless the list is asked for in full.
 
-use super::causal::{self, began_belief, renewal_failed_at};
+use super::causal::{self, began_belief, ended_belief, renewal_failed_at};
 use super::mechanism::mechanisms;
 use crate::oracles::RedisWorld;
 use lockcheck_sim::world::WorldAction;
@@ -51,7 +51,7 @@ pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
             || matches!(step.action, WorldAction::Route { .. })
             || !slice.links[k].changed.is_empty()
             || began_belief(world, path, k)
-            || ends_belief(world, path, k)
+            || ended_belief(world, path, k)
             || renewal_failed_at(world, path, k)
     };
     let events = slice
@@ -71,21 +71,6 @@ pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
         events,
         mechanisms: mechanisms(world, path, &slice),
     }
-}
-
-/// Whether step `k` ended a belief of its process (a holder's work done, an unlock).
-fn ends_belief(world: &RedisWorld, path: &Path<RedisWorld>, k: usize) -> bool {
-    let Some(p) = world.action_process(&path.steps[k].action) else {
-        return false;
-    };
-    let keys = |s| {
-        crate::oracles::clients(world)
-            .find(|&(q, _)| q == p)
-            .map(|(_, c)| crate::oracles::believed_keys(world, s, p, c))
-            .unwrap_or_default()
-    };
-    let after = keys(&path.states[k + 1]);
-    keys(&path.states[k]).iter().any(|key| !after.contains(key))
 }
 
 impl Why {
