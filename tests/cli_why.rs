@@ -118,3 +118,24 @@ fn the_readme_shows_the_why_block_check_prints() {
         .position(|l| l.starts_with("verdict: VIOLATION of me-resource"));
     assert_eq!(why_block(&readme, at.expect("the example")), printed);
 }
+
+/// `--json` carries the same list and mechanism.
+#[test]
+fn json_carries_the_why() {
+    let dir = workdir("why-json");
+    let out = lockcheck_in(
+        &dir,
+        &["--json", "check", "single-node-plain-del-late-unlock"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let j: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let events = j["why"]["events"].as_array().expect("why.events");
+    let labels: Vec<&str> = events.iter().filter_map(|e| e["label"].as_str()).collect();
+    assert_eq!(labels[6], "deliver client-1 -> redis: DEL order_lock");
+    assert_eq!(events.last().unwrap()["root"], true);
+    let mechanism = j["why"]["mechanisms"][0].as_str().unwrap();
+    assert!(
+        mechanism.starts_with("client-1's plain DEL order_lock"),
+        "{mechanism}"
+    );
+}
