@@ -1,6 +1,6 @@
 //! The cause first on the command line: `check`, `replay` and `shrink` print the `why` block
-//! right after their verdict line, `--full` unfolds it, and `explain`'s HTML lists the same
-//! lines under the chart.
+//! right after their verdict line, `--full` unfolds it, `--json` carries it, `explain`'s HTML
+//! lists the same lines under the chart, and the README shows what `check` prints.
 
 mod common;
 
