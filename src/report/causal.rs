@@ -166,9 +166,8 @@ fn direct_causes(
         out.push(j);
         // Another client took a key whose last writer stopped renewing it: the failed
         // renewal is why the key was free.
-        let writer = sender(path, j);
-        if link.changed.contains(part) && writer.is_some() && writer != sender(path, k) {
-            let w = writer.unwrap_or_default();
+        let taken = link.changed.contains(part);
+        if let Some(w) = sender(path, j).filter(|&w| taken && Some(w) != sender(path, k)) {
             out.extend(
                 (j + 1..k)
                     .filter(|&i| links[i].process == Some(w) && renewal_failed_at(world, path, i)),
