@@ -19,26 +19,8 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         path,
         report,
     } = load_run(&a.trace, None)?;
-    let Some(property) = saved.trace.property.clone() else {
-        return Err(InputError {
-            file: Some(a.trace.clone()),
-            field: Some("trace.property".into()),
-            ..InputError::new(
-                "the trace records no violated oracle, so there is nothing to keep while shrinking",
-            )
-        }
-        .into());
-    };
-    if report.property(&property).map(|p| p.kind) == Some(PropertyKind::Sometimes) {
-        return Err(InputError {
-            file: Some(a.trace.clone()),
-            field: Some("trace.property".into()),
-            ..InputError::new(format!(
-                "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
-            ))
-        }
-        .into());
-    }
+    let kind = |p: &str| report.property(p).map(|p| p.kind);
+    let property = oracle_to_keep(&a.trace, saved.trace.property.clone(), kind)?;
     let options = ShrinkOptions {
         max_attempts: a.max_attempts,
         ..ShrinkOptions::default()
@@ -94,6 +76,36 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         json: j,
         code: exit_code(&written),
     })
+}
+
+/// The violated oracle the trace records, which shrinking keeps; refused when the trace
+/// records none or a witness of a `sometimes` oracle.
+fn oracle_to_keep(
+    trace: &str,
+    recorded: Option<String>,
+    kind: impl Fn(&str) -> Option<PropertyKind>,
+) -> Result<String, CliError> {
+    let Some(property) = recorded else {
+        return Err(InputError {
+            file: Some(trace.to_string()),
+            field: Some("trace.property".into()),
+            ..InputError::new(
+                "the trace records no violated oracle, so there is nothing to keep while shrinking",
+            )
+        }
+        .into());
+    };
+    if kind(&property) == Some(PropertyKind::Sometimes) {
+        return Err(InputError {
+            file: Some(trace.to_string()),
+            field: Some("trace.property".into()),
+            ..InputError::new(format!(
+                "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
+            ))
+        }
+        .into());
+    }
+    Ok(property)
 }
 
 /// A violation, or an I/O failure when the shrunk trace could not be written.
