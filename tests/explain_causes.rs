@@ -1,7 +1,8 @@
 //! `explain`'s chart draws the causes of a violation: for seed 000's Redlock with a clock
 //! jump, the jump with its size, the partition, the key the jump expired early with its TTL
 //! by true time, the events the violation depends on, thin arrows for deliveries that
-//! changed nothing, and an overlap with a width.
+//! changed nothing, and an overlap with a width; the list of causes is the `why` block's, with
+//! no renewal the violation does not need.
 
 use lockcheck::check::{check, Mode};
 use lockcheck::report::explained;
@@ -92,4 +93,33 @@ fn the_run_continues_to_the_end_of_the_overlap() {
         to_ms > from_ms + 100,
         "overlap {from_ms}..{to_ms} has no width"
     );
+}
+
+/// Seed 003's chart rings and lists what the violation depends on and nothing else:
+/// instance-b's renewals while it works (the last changes to the lock key before the
+/// violation) are not in it, and the list is the `why` block's.
+#[test]
+fn the_list_holds_no_renewal_the_violation_does_not_need() {
+    let scenario = builtin::by_name("seed-003-incident").expect("a built-in");
+    let checked = check(&scenario, Mode::Exhaustive).expect("builds");
+    let (oracle, path) = checked.report.first_violation().expect("violates");
+    let renewal = "EVAL redisson-renew account:lock:10086 30000 instance-b:1";
+    assert!(path.steps.iter().any(|s| s.label.ends_with(renewal)));
+    let why = lockcheck::report::why::why(&checked.world, path, path.steps.len());
+    let (chart, _) = explained::chart(&checked.world, path.clone(), "", "", Some(oracle));
+    let listed: Vec<&str> = chart
+        .causes
+        .cause_labels
+        .iter()
+        .map(|(_, l)| l.as_str())
+        .collect();
+    assert!(!listed.iter().any(|l| l.ends_with(renewal)), "{listed:#?}");
+    let wanted: Vec<&str> = why.events.iter().map(|e| e.label.as_str()).collect();
+    assert_eq!(listed, wanted);
+    assert_eq!(chart.causes.count("cause"), wanted.len());
+    let html = chart.html(&[], Some(oracle));
+    for line in why.lines(false) {
+        let item = format!("<li>{}</li>", lockcheck::report::escape(&line));
+        assert!(html.contains(&item), "{item}");
+    }
 }

@@ -125,6 +125,10 @@ pub struct CheckArgs {
     /// `reproduce` on real Redis.
     #[arg(long)]
     pub save_witnesses: bool,
+    /// List every event the violation depends on in the `why` block (runs of the same event,
+    /// such as renewals or retries, are otherwise folded into one line with a count).
+    #[arg(long)]
+    pub full: bool,
     /// Split the exhaustive search into this many shards and run one of them (`--shard`);
     /// `lockcheck merge` combines their result files.
     #[arg(long, value_name = "N", requires = "shard", conflicts_with_all = ["random", "hash_compaction"])]
@@ -163,6 +167,10 @@ pub struct ReplayArgs {
     /// the trace was recorded on another configuration).
     #[arg(long, value_name = "NAME|FILE")]
     pub scenario: Option<String>,
+    /// List every event the violation depends on in the `why` block (runs of the same event,
+    /// such as renewals or retries, are otherwise folded into one line with a count).
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Args, Debug)]
@@ -196,6 +204,10 @@ pub struct ShrinkArgs {
     /// Candidates to try at most.
     #[arg(long, value_name = "N", default_value_t = 5_000)]
     pub max_attempts: usize,
+    /// List every event the violation depends on in the `why` block (runs of the same event,
+    /// such as renewals or retries, are otherwise folded into one line with a count).
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

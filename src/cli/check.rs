@@ -22,7 +22,7 @@ use lockcheck::check::{Checked, Mode};
 use lockcheck::expectation::{limit_hint, VerdictComparison};
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
-use lockcheck::report::{seconds, timeline};
+use lockcheck::report::{seconds, timeline, why};
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::scenario::file::load_scenario;
 use lockcheck::scenario::Scenario;
@@ -229,9 +229,11 @@ fn violation_output(
     let seed_line = path.seed.map_or(String::new(), |seed| {
         format!(", random walk of seed {seed}")
     });
+    let why = why::why(&checked.world, path, path.steps.len());
     let mut text = format!(
-        "verdict: VIOLATION of {oracle}{}\n\ncounterexample ({}, {}{seed_line}):\n{}\n{}",
+        "verdict: VIOLATION of {oracle}{}\n{}\ncounterexample ({}, {}{seed_line}):\n{}\n{}",
         meaning_of(scenario, oracle),
+        why.text(a.full),
         plural(path.steps.len(), "step"),
         plural(faults_in(&checked.world, path), "fault"),
         timeline::text(&entries, Some(oracle)),
@@ -245,6 +247,7 @@ fn violation_output(
         "oracle": oracle,
         "steps": path.steps.len(),
         "timeline": entries,
+        "why": why.json(),
     });
     match saved {
         Ok(saved) => {

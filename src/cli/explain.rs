@@ -62,6 +62,7 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
         "partitions": chart.causes.cuts.len(),
         "crashes": chart.causes.count("crash"),
         "causes": chart.causes.cause_labels.iter().map(|(t, l)| json!({"at_ms": t, "label": l})).collect::<Vec<_>>(),
+        "why": chart.causes.why.json(),
         "overlaps": chart.overlaps.iter().map(|o| json!({"from_ms": o.0, "to_ms": o.1})).collect::<Vec<_>>(),
     });
     Ok(Output {

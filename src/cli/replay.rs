@@ -1,10 +1,11 @@
-//! `replay`: a saved trace run again exactly, its timeline and whether the recorded violation
-//! reproduces.
+//! `replay`: a saved trace run again exactly: whether the recorded violation reproduces, the
+//! events it depends on (the `why` block), and its timeline.
 
 use super::loaded::{load_run, Loaded};
 use super::words::meaning_of;
 use super::{CliError, Output, ReplayArgs, EXIT_OK, EXIT_VIOLATION};
-use lockcheck::report::timeline;
+use lockcheck::report::{timeline, why};
+use lockcheck::scenario::Scenario;
 use lockcheck_sim::Status;
 use serde_json::json;
 
@@ -23,18 +24,6 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
         .collect();
     let first = violated.first().copied();
     let entries = timeline::entries(&world, &path);
-    let mut text = format!(
-        "replay of {} (scenario {}, {} steps{})\n{}",
-        a.trace,
-        saved.scenario.name,
-        path.steps.len(),
-        saved
-            .trace
-            .seed
-            .map(|s| format!(", seed {s}"))
-            .unwrap_or_default(),
-        timeline::text(&entries, first)
-    );
     let recorded = saved.trace.property.as_deref();
     // A trace of a `sometimes` oracle is a witness (`check --save-witnesses`).
     let witnessed = recorded.is_some_and(|p| {
@@ -43,20 +32,23 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
             .is_some_and(|r| matches!(r.status, Status::Witnessed(_)))
     });
     let reproduced = recorded.is_some_and(|p| violated.contains(&p)) || witnessed;
-    text.push_str(&match (first, recorded) {
-        (Some(_), Some(p)) if reproduced && !witnessed => format!(
-            "verdict: VIOLATION of {p} reproduced{}\n",
-            meaning_of(&saved.scenario, p)
-        ),
-        (Some(o), _) => format!("verdict: VIOLATION of {o}\n"),
-        (None, Some(p)) if witnessed => {
-            format!("verdict: no violation; the run witnesses {p}, as recorded\n")
-        }
-        (None, Some(p)) => {
-            format!("verdict: no violation: the recorded violation of {p} does NOT reproduce\n")
-        }
-        (None, None) => "verdict: no violation\n".to_string(),
-    });
+    let verdict = verdict_line(&saved.scenario, first, recorded, reproduced, witnessed);
+    let why = first.map(|_| why::why(&world, &path, path.steps.len()));
+    let text = format!(
+        "replay of {} (scenario {}, {} steps{})\n{verdict}{}{}",
+        a.trace,
+        saved.scenario.name,
+        path.steps.len(),
+        saved
+            .trace
+            .seed
+            .map(|s| format!(", seed {s}"))
+            .unwrap_or_default(),
+        why.as_ref()
+            .map(|w| w.text(a.full) + "\n")
+            .unwrap_or_default(),
+        timeline::text(&entries, first)
+    );
     let j = json!({
         "command": "replay",
         "trace_file": a.trace,
@@ -68,6 +60,7 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
         "witnessed": witnessed,
         "verdict": if first.is_some() { "violated" } else { "no_violation" },
         "timeline": entries,
+        "why": why.map(|w| w.json()),
     });
     Ok(Output {
         text,
@@ -78,4 +71,29 @@ pub(super) fn cmd_replay(a: &ReplayArgs) -> Result<Output, CliError> {
             EXIT_OK
         },
     })
+}
+
+/// The verdict: the first oracle violated, whether the recorded violation reproduced, or
+/// the recorded witness.
+fn verdict_line(
+    scenario: &Scenario,
+    first: Option<&str>,
+    recorded: Option<&str>,
+    reproduced: bool,
+    witnessed: bool,
+) -> String {
+    match (first, recorded) {
+        (Some(_), Some(p)) if reproduced && !witnessed => format!(
+            "verdict: VIOLATION of {p} reproduced{}\n",
+            meaning_of(scenario, p)
+        ),
+        (Some(o), _) => format!("verdict: VIOLATION of {o}\n"),
+        (None, Some(p)) if witnessed => {
+            format!("verdict: no violation; the run witnesses {p}, as recorded\n")
+        }
+        (None, Some(p)) => {
+            format!("verdict: no violation: the recorded violation of {p} does NOT reproduce\n")
+        }
+        (None, None) => "verdict: no violation\n".to_string(),
+    }
 }

@@ -5,41 +5,12 @@ use super::loaded::{load_run, Loaded};
 use super::shrink_report::changes;
 use super::words::{faults_in, plural, stem};
 use super::{CliError, Output, ShrinkArgs, EXIT_IO, EXIT_VIOLATION};
-use lockcheck::oracles::RedisWorld;
-use lockcheck::report::timeline;
+use lockcheck::report::{timeline, why};
 use lockcheck::saved::{save_violation, SavedViolation};
 use lockcheck::InputError;
-use lockcheck_sim::{shrink, PropertyKind, Report, ShrinkOptions, Trace};
+use lockcheck_sim::{shrink, PropertyKind, ShrinkOptions, Trace};
 use serde_json::json;
 use std::path::PathBuf;
-
-/// The oracle the trace records as violated: refused when it records none, or a witness.
-fn violated_property(
-    a: &ShrinkArgs,
-    recorded: &Option<String>,
-    report: &Report<RedisWorld>,
-) -> Result<String, CliError> {
-    let refused = |message: String| -> CliError {
-        InputError {
-            file: Some(a.trace.clone()),
-            field: Some("trace.property".into()),
-            ..InputError::new(message)
-        }
-        .into()
-    };
-    let Some(property) = recorded.clone() else {
-        return Err(refused(
-            "the trace records no violated oracle, so there is nothing to keep while shrinking"
-                .into(),
-        ));
-    };
-    if report.property(&property).map(|p| p.kind) == Some(PropertyKind::Sometimes) {
-        return Err(refused(format!(
-            "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
-        )));
-    }
-    Ok(property)
-}
 
 pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     let Loaded {
@@ -48,7 +19,8 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         path,
         report,
     } = load_run(&a.trace, None)?;
-    let property = violated_property(a, &saved.trace.property, &report)?;
+    let kind = |p: &str| report.property(p).map(|p| p.kind);
+    let property = oracle_to_keep(&a.trace, saved.trace.property.clone(), kind)?;
     let options = ShrinkOptions {
         max_attempts: a.max_attempts,
         ..ShrinkOptions::default()
@@ -70,11 +42,13 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         save_violation(&saved.scenario, trace, &out).map_err(|e| CliError::write(&out, &e));
     let entries = timeline::entries(&world, &small);
     let changes = changes(&world, &path, &small);
+    let why = why::why(&world, &small, small.steps.len());
     let text = format!(
-        "{}; {}, {} after; still violates {property}\n{}{}\n{}",
+        "{}; {}, {} after; still violates {property}\n{}{}{}\n{}",
         changes.headline(&a.trace),
         plural(small.steps.len(), "step"),
         plural(faults_in(&world, &small), "fault"),
+        why.text(a.full) + "\n",
         changes.lines(),
         timeline::text(&entries, Some(&property)),
         saved_note(&written),
@@ -89,6 +63,7 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
         "faults_after": faults_in(&world, &small),
         "output": out.display().to_string(),
         "timeline": entries,
+        "why": why.json(),
     });
     if let Err(e) = &written {
         j["write_error"] = json!({"file": e.error.file, "message": e.error.message});
@@ -99,12 +74,47 @@ pub(super) fn cmd_shrink(a: &ShrinkArgs) -> Result<Output, CliError> {
     Ok(Output {
         text,
         json: j,
-        code: if written.is_ok() {
-            EXIT_VIOLATION
-        } else {
-            EXIT_IO
-        },
+        code: exit_code(&written),
     })
+}
+
+/// The violated oracle the trace records, which shrinking keeps; refused when the trace
+/// records none or a witness of a `sometimes` oracle.
+fn oracle_to_keep(
+    trace: &str,
+    recorded: Option<String>,
+    kind: impl Fn(&str) -> Option<PropertyKind>,
+) -> Result<String, CliError> {
+    let Some(property) = recorded else {
+        return Err(InputError {
+            file: Some(trace.to_string()),
+            field: Some("trace.property".into()),
+            ..InputError::new(
+                "the trace records no violated oracle, so there is nothing to keep while shrinking",
+            )
+        }
+        .into());
+    };
+    if kind(&property) == Some(PropertyKind::Sometimes) {
+        return Err(InputError {
+            file: Some(trace.to_string()),
+            field: Some("trace.property".into()),
+            ..InputError::new(format!(
+                "the trace records a witness of {property}, not a violation: shrink keeps a violation while it removes steps"
+            ))
+        }
+        .into());
+    }
+    Ok(property)
+}
+
+/// A violation, or an I/O failure when the shrunk trace could not be written.
+fn exit_code(written: &Result<SavedViolation, CliError>) -> u8 {
+    if written.is_ok() {
+        EXIT_VIOLATION
+    } else {
+        EXIT_IO
+    }
 }
 
 /// Where the shrunk trace was saved, or why it was not.

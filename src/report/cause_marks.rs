@@ -122,16 +122,17 @@ impl Chart {
         }
     }
 
-    /// The legend of the causes and the list of events the violation depends on.
+    /// The legend of the causes and the list of events the violation depends on, with its
+    /// mechanism: the lines of the `why` block `check`, `replay` and `shrink` print.
     pub(super) fn cause_legend(&self) -> String {
         let mut s = format!(
             r##"<p class="legend causes"><span><i class="sw" style="background:{CLOCK_STEP}"></i>clock step (size on the marker; dashed outline: the key's TTL by true time)</span><span><i class="sw" style="background:{CUT};opacity:.3"></i>partition: cut links</span><span>✕ crash ↻ restart</span><span><i class="sw" style="border:2px solid {CAUSE};border-radius:7px"></i>an event the violation depends on</span></p>"##
         );
         s.push('\n');
-        if !self.causes.cause_labels.is_empty() {
+        if !self.causes.why.events.is_empty() {
             s.push_str("<h2>What the violation depends on</h2>\n<ul class=\"causes\">\n");
-            for (at_ms, label) in &self.causes.cause_labels {
-                let _ = writeln!(s, "<li>t={at_ms} ms {}</li>", escape(label));
+            for line in self.causes.why.lines(false) {
+                let _ = writeln!(s, "<li>{}</li>", escape(&line));
             }
             s.push_str("</ul>\n");
         }

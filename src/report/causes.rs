@@ -1,15 +1,15 @@
 //! What made a run go wrong, found in its states for the swimlane chart to draw: clock
 //! steps, partitions, crashes and restarts; each lock key's lifetime by true time on a node
 //! whose clock stepped; which deliveries changed nothing that matters for the lock (drawn
-//! thin); and the events the violation depends on (the last change to each lock key and the
-//! start of each belief still held when it fires, and every fault before it).
+//! thin); and the events the violation depends on, as the `why` block lists them
+//! (`why.rs`).
 
 use super::seconds;
 use crate::oracles::{self, RedisAction, RedisState, RedisWorld};
 use lockcheck_model::process::ProcessState;
 use lockcheck_model::redis::keyspace::KeyEntry;
 use lockcheck_sim::world::Life;
-use lockcheck_sim::{Model, Path};
+use lockcheck_sim::Path;
 
 /// A moment on one lane: a clock step, a crash, a restart or an event the violation
 /// depends on.
@@ -57,6 +57,8 @@ pub struct Causes {
     pub cause_steps: Vec<usize>,
     /// Those steps' times and labels.
     pub cause_labels: Vec<(u64, String)>,
+    /// The same steps as the `why` block lists them, with the mechanism.
+    pub why: super::why::Why,
 }
 
 impl Causes {
@@ -118,19 +120,17 @@ pub fn find(world: &RedisWorld, path: &Path<RedisWorld>, violation_steps: Option
     causes.cuts = cuts(world, states, end_ms);
     causes.true_time_keys = true_time_keys(world, states);
     if let Some(upto) = violation_steps {
-        causes.cause_steps = cause_steps(world, path, upto.min(path.steps.len()));
+        causes.why = super::why::why(world, path, upto);
     }
-    for &j in &causes.cause_steps {
-        let step = &path.steps[j];
-        causes
-            .cause_labels
-            .push((states[j + 1].now_ms, step.label.clone()));
-        if let Some(lane) = world.action_process(&step.action) {
+    causes.cause_steps = causes.why.events.iter().map(|e| e.step).collect();
+    for e in &causes.why.events {
+        causes.cause_labels.push((e.at_ms, e.label.clone()));
+        if let Some(lane) = world.action_process(&path.steps[e.step].action) {
             causes.marks.push(Mark {
                 lane,
-                at_ms: states[j + 1].now_ms,
+                at_ms: e.at_ms,
                 kind: "cause",
-                text: format!("the violation depends on: {}", step.label),
+                text: format!("the violation depends on: {}", e.label),
             });
         }
     }
@@ -257,53 +257,5 @@ fn true_time_keys(world: &RedisWorld, states: &[RedisState]) -> Vec<TrueTimeKey>
     }
     // Only the keys a stepped clock expired before their TTL ran out by true time.
     out.retain(|k| k.by_clock_ms < k.to_ms);
-    out
-}
-
-/// The steps the violation after `upto` steps depends on: every fault before it, the step
-/// that began each belief held when it fires, and the last step before it that changed
-/// each lock key still stored or once stored.
-fn cause_steps(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Vec<usize> {
-    let states = &path.states;
-    let mut out: Vec<usize> = (0..upto)
-        .filter(|&j| world.is_fault(&path.steps[j].action))
-        .collect();
-    let last = lock_view(world, &states[upto]);
-    for (p, keys) in &last.beliefs {
-        for key in keys {
-            let began = (0..upto).rev().find(|&j| {
-                let before = lock_view(world, &states[j]);
-                !before
-                    .beliefs
-                    .iter()
-                    .any(|(q, ks)| q == p && ks.contains(key))
-            });
-            out.extend(began);
-        }
-    }
-    let key_of = |v: &LockView, p: usize, k: &[u8]| {
-        v.keys
-            .iter()
-            .find(|(q, key, _)| *q == p && *key == k)
-            .map(|(_, _, e)| (*e).clone())
-    };
-    let mut seen: Vec<(usize, Vec<u8>)> = Vec::new();
-    for state in &states[..=upto] {
-        for (p, k, _) in lock_view(world, state).keys {
-            if !seen.iter().any(|(q, key)| *q == p && key == k) && !k.ends_with(b":token") {
-                seen.push((p, k.to_vec()));
-            }
-        }
-    }
-    for (p, k) in seen {
-        let changed = (0..upto).rev().find(|&j| {
-            key_of(&lock_view(world, &states[j]), p, &k)
-                != key_of(&lock_view(world, &states[j + 1]), p, &k)
-                && !matches!(path.steps[j].action, RedisAction::Advance)
-        });
-        out.extend(changed);
-    }
-    out.sort_unstable();
-    out.dedup();
     out
 }

@@ -2,16 +2,20 @@
 //! chart (SVG, or self-contained HTML) that draws the causes of a violation, and a sweep as
 //! a table and a heat map.
 
+mod causal;
+mod causal_links;
 mod cause_marks;
 pub mod causes;
 pub(crate) mod compact_grid;
 pub mod explained;
 pub mod fired;
 pub mod heatmap;
+mod mechanism;
 pub(crate) mod overlap_end;
 pub mod parting;
 pub mod swimlane;
 pub mod timeline;
+pub mod why;
 
 /// Escapes text for XML and HTML.
 pub fn escape(text: &str) -> String {

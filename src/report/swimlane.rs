@@ -481,7 +481,7 @@ impl Chart {
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>",
             escape(&self.title)
         );
-        s.push_str("<style>body{font-family:sans-serif;margin:20px;color:#222}.legend span{display:inline-block;margin-right:18px}.sw{display:inline-block;width:14px;height:10px;margin-right:4px;vertical-align:middle}pre{background:#f6f6f6;padding:10px;font-size:12px;overflow-x:auto}.fault{color:#b00000}.note{color:#2a6}</style>\n</head>\n<body>\n");
+        s.push_str("<style>body{font-family:sans-serif;margin:20px;color:#222}.legend span{display:inline-block;margin-right:18px}.sw{display:inline-block;width:14px;height:10px;margin-right:4px;vertical-align:middle}pre{background:#f6f6f6;padding:10px;font-size:12px;overflow-x:auto}.fault{color:#b00000}.note{color:#2a6}ul.causes li{font-family:monospace;white-space:pre-wrap}</style>\n</head>\n<body>\n");
         let _ = writeln!(
             s,
             "<h1>{}</h1>\n<p>{}</p>",
