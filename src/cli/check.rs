@@ -18,6 +18,7 @@ use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
 use lockcheck::check::{Checked, Mode};
+use lockcheck::coverage;
 use lockcheck::expectation::{limit_hint, VerdictComparison};
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
@@ -52,6 +53,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     let expectation = VerdictComparison::of(&checked, &scenario.expect);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
+    j["unused_fault_rules"] = json!(checked.unused_fault_rules());
     if violations.is_empty() {
         return Ok(safe_output(a, &scenario, &checked, &expectation, text, j));
     }
@@ -122,6 +124,8 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         text.push_str(&format!("  {} {}: {}\n", p.kind, p.name, p.status.word()));
         props.push(json!({"name": p.name, "kind": p.kind.to_string(), "status": p.status.word().to_lowercase()}));
     }
+    let rules = checked.fault_coverage().unwrap_or_default();
+    text.push_str(&coverage::text(&rules));
     let mut j = json!({
         "command": "check",
         "scenario": scenario.name,
@@ -130,6 +134,7 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         "statistics": stats_json(report),
         "reductions": stats::reductions_json(report),
         "oracles": props,
+        "fault_coverage": coverage::json(&rules),
     });
     if a.stats {
         j["branching"] = stats::branching_json(&report.stats);
@@ -175,6 +180,7 @@ fn safe_output(
             hollow.join(", ")
         ));
     }
+    text.extend(coverage::warning(&checked.unused_fault_rules()));
     text.extend(expectation.line());
     j["verdict"] = json!(verdict);
     j["never_witnessed"] = json!(hollow);

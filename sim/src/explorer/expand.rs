@@ -14,6 +14,7 @@ use super::key::KeyMode;
 use super::watch::{Stopped, Watch, EVERY};
 use crate::branching::Tally;
 use crate::checker::{Hit, Obligations};
+use crate::coverage::RulesUsed;
 use crate::fingerprint::{Fingerprint, Lanes};
 use crate::frontier::Pending;
 use crate::model::{Model, Observes};
@@ -29,6 +30,8 @@ pub(super) struct Prep<'a, M: Model> {
     pub max_depth: Option<u32>,
     /// What to look at while computing many successors.
     pub watch: &'a Watch,
+    /// Whether to note the fault rules the expanded actions use (`crate::coverage`).
+    pub coverage: bool,
 }
 
 /// Which of an entry's enabled actions to expand.
@@ -71,6 +74,8 @@ pub(super) struct Expanded {
     pub visible: bool,
     /// The entry's own key, when partial-order reduction will mark it expanded.
     pub own_key: Option<Lanes>,
+    /// The fault rules its expanded actions used, when the search keeps coverage.
+    pub used: RulesUsed,
 }
 
 impl Expanded {
@@ -83,6 +88,7 @@ impl Expanded {
             reduced: false,
             visible: false,
             own_key: None,
+            used: RulesUsed::default(),
         }
     }
 }
@@ -246,33 +252,42 @@ impl<M: Model> Prep<'_, M> {
             }
         }
         let from = out.len();
+        let instant_ms = if self.coverage {
+            model.virtual_time_ms(&entry.state)
+        } else {
+            0
+        };
+        let mut used = RulesUsed::at(instant_ms);
         let mut reduced = matches!(which, Which::All) && self.reduce(entry, enabled, subset);
         let mut visible = false;
         let abandoned = match which {
             Which::All | Which::Every if !reduced => {
-                self.successors_into(entry, enabled, 0..enabled.len(), &mut tally, out)
+                let all = 0..enabled.len();
+                self.successors_into(entry, enabled, all, (&mut tally, &mut used), out)
             }
             Which::All | Which::Every => {
                 let subset = &subset[..];
                 let chosen = subset.iter().copied();
-                let abandoned = self.successors_into(entry, enabled, chosen, &mut tally, out);
+                let counts = (&mut tally, &mut used);
+                let abandoned = self.successors_into(entry, enabled, chosen, counts, out);
                 if abandoned.is_none() && !self.invisible_here(&entry.state, enabled, &out[from..])
                 {
                     // An action of the subset changed what a property observes: expand fully.
                     visible = true;
                     reduced = false;
                     let rest = outside(subset, enabled.len());
-                    self.successors_into(entry, enabled, rest, &mut tally, out)
+                    self.successors_into(entry, enabled, rest, (&mut tally, &mut used), out)
                 } else {
                     abandoned
                 }
             }
             Which::Chosen(chosen) => {
-                self.successors_into(entry, enabled, chosen.iter().copied(), &mut tally, out)
+                let chosen = chosen.iter().copied();
+                self.successors_into(entry, enabled, chosen, (&mut tally, &mut used), out)
             }
             Which::Postponed(subset) => {
                 let rest = outside(subset, enabled.len());
-                self.successors_into(entry, enabled, rest, &mut tally, out)
+                self.successors_into(entry, enabled, rest, (&mut tally, &mut used), out)
             }
         };
         if let Some(stopped) = abandoned {
@@ -294,17 +309,19 @@ impl<M: Model> Prep<'_, M> {
             reduced,
             visible,
             own_key,
+            used,
         }
     }
 
-    /// Appends the successors of `entry` under the `chosen` actions to `out`, looking at the
-    /// watch every [`EVERY`] of them: what abandons the expansion, if anything.
+    /// Appends the successors of `entry` under the `chosen` actions to `out`, counting them
+    /// in the tally and (when the search keeps coverage) noting the fault rules they use,
+    /// looking at the watch every [`EVERY`] of them: what abandons the expansion, if anything.
     fn successors_into(
         &self,
         entry: &Pending<M::State>,
         enabled: &[M::Action],
         chosen: impl Iterator<Item = usize>,
-        tally: &mut Tally,
+        (tally, used): (&mut Tally, &mut RulesUsed),
         out: &mut Vec<Successor<M::State>>,
     ) -> Option<Stopped> {
         for (n, choice) in chosen.enumerate() {
@@ -316,6 +333,9 @@ impl<M: Model> Prep<'_, M> {
             let action = &enabled[choice];
             tally.expand(self.model.choice_kind(action));
             if let Some(state) = self.model.next_state(&entry.state, action) {
+                if self.coverage && self.model.is_fault(action) {
+                    self.model.note_fault_rules(&entry.state, action, used);
+                }
                 out.push(self.successor(&entry.obligations, state, choice));
             }
         }
