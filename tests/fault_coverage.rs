@@ -139,7 +139,8 @@ fn check_prints_the_coverage_and_warns_in_text_and_json() {
     assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
     assert!(text.stdout.contains("fault coverage"), "{}", text.stdout);
     assert!(
-        text.stdout.contains("  faults.clock_steps[0]: NEVER USED\n"),
+        text.stdout
+            .contains("  faults.clock_steps[0]: NEVER USED\n"),
         "{}",
         text.stdout
     );
@@ -175,6 +176,14 @@ fn a_check_whose_rules_were_all_used_does_not_warn() {
         Duration::from_secs(60),
     );
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("  faults.pauses[0]: "), "{}", out.stdout);
-    assert!(!out.stdout.contains("no explored run used"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("  faults.pauses[0]: "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("no explored run used"),
+        "{}",
+        out.stdout
+    );
 }

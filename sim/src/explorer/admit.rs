@@ -13,7 +13,6 @@
 use super::expand::{Expanded, Fate, Successor};
 use super::search::{Cuts, Flow, Search};
 use super::watch::admitted_between_looks;
-use crate::coverage::FaultCoverage;
 use crate::frontier::{Frontier, Pending};
 use crate::model::Model;
 use crate::options::{Options, Stop};
@@ -50,14 +49,9 @@ pub(super) fn place<S>(
     }
 }
 
-/// Counts the expansion of one entry that `expanded` describes (with the fault rules it
-/// used, when `coverage` is kept); whether it was expanded (not cut off by a bound).
-pub(super) fn count_expansion(
-    stats: &mut Stats,
-    cuts: &mut Cuts,
-    coverage: Option<&mut FaultCoverage>,
-    expanded: &Expanded,
-) -> bool {
+/// Counts the expansion of one entry that `expanded` describes; whether it was expanded
+/// (not cut off by a bound).
+pub(super) fn count_expansion(stats: &mut Stats, cuts: &mut Cuts, expanded: &Expanded) -> bool {
     stats.expanded_states += 1;
     match expanded.fate {
         Fate::CutByDepth | Fate::CutByTime => {
@@ -68,9 +62,6 @@ pub(super) fn count_expansion(
         }
         Fate::Terminal | Fate::Expanded => {
             stats.branching.add(&expanded.tally);
-            if let Some(coverage) = coverage {
-                coverage.note(&expanded.used);
-            }
             true
         }
         Fate::Abandoned(_) => unreachable!("internal bug: an abandoned expansion counted"),
@@ -166,10 +157,10 @@ impl<M: Model> Search<'_, M> {
             self.stats.unique_states = self.admitted;
             return Flow::Stop(stopped.outcome());
         }
-        let coverage = self.coverage.as_mut();
-        if !count_expansion(&mut self.stats, &mut self.cuts, coverage, expanded) {
+        if !count_expansion(&mut self.stats, &mut self.cuts, expanded) {
             return Flow::Go;
         }
+        self.note_coverage(expanded);
         self.mark_expanded(entry, expanded.own_key.map(Into::into));
         self.stats.visible_expansions += u64::from(expanded.visible);
         if expanded.fate == Fate::Terminal {

@@ -74,8 +74,9 @@ pub(super) struct Expanded {
     pub visible: bool,
     /// The entry's own key, when partial-order reduction will mark it expanded.
     pub own_key: Option<Lanes>,
-    /// The fault rules its expanded actions used, when the search keeps coverage.
-    pub used: RulesUsed,
+    /// The fault rules its expanded actions used, when the search keeps coverage and they
+    /// used any (boxed: most expansions have none, and an expansion is moved about).
+    pub used: Option<Box<RulesUsed>>,
 }
 
 impl Expanded {
@@ -88,7 +89,7 @@ impl Expanded {
             reduced: false,
             visible: false,
             own_key: None,
-            used: RulesUsed::default(),
+            used: None,
         }
     }
 }
@@ -309,7 +310,7 @@ impl<M: Model> Prep<'_, M> {
             reduced,
             visible,
             own_key,
-            used,
+            used: (!used.is_empty()).then(|| Box::new(used)),
         }
     }
 

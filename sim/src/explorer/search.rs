@@ -179,8 +179,8 @@ impl<'m, M: Model> Search<'m, M> {
 
     /// Adds the fault rules `expanded` used to the coverage, when the search keeps it.
     pub(super) fn note_coverage(&mut self, expanded: &super::expand::Expanded) {
-        if let Some(coverage) = &mut self.coverage {
-            coverage.note(&expanded.used);
+        if let (Some(coverage), Some(used)) = (&mut self.coverage, &expanded.used) {
+            coverage.note(used);
         }
     }
 

@@ -79,12 +79,10 @@ pub(in crate::explorer) fn number_chunk<S>(
         "internal bug: a chunk has another number of expansions than parents"
     );
     for ((expanded, end), parent) in chunk.expansions.drain(..).zip(parents) {
-        count_expansion(
-            &mut out.stats,
-            &mut out.cuts,
-            out.coverage.as_mut(),
-            &expanded,
-        );
+        count_expansion(&mut out.stats, &mut out.cuts, &expanded);
+        if let (Some(coverage), Some(used)) = (&mut out.coverage, &expanded.used) {
+            coverage.note(used);
+        }
         for (next, new) in successors.by_ref().take(end - taken) {
             out.stats.transitions += 1;
             if !new.into_inner() {
