@@ -50,6 +50,14 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
+    let inert = scenario.inert_warnings();
+    for (field, message) in &inert {
+        text.push_str(&format!("warning: {field}: {message}\n"));
+    }
+    j["scenario_warnings"] = json!(inert
+        .iter()
+        .map(|(field, message)| json!({"field": field, "message": message}))
+        .collect::<Vec<_>>());
     let expectation = VerdictComparison::of(&checked, &scenario.expect);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
