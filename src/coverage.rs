@@ -32,7 +32,7 @@ impl RuleUse {
 
 /// The scenario field of a kernel rule (`pauses[0]` is `faults.pauses[0]`, the actors' own
 /// faults are the disk stalls, the losses their budget).
-fn field_of(kernel_rule: &str) -> String {
+pub(crate) fn field_of(kernel_rule: &str) -> String {
     match kernel_rule {
         "losses" => "faults.max_losses".into(),
         rule => match rule.strip_prefix("actor_faults") {

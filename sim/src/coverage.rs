@@ -143,3 +143,49 @@ impl FaultCoverage {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FaultCoverage, RulesUsed};
+
+    #[test]
+    fn rules_past_the_first_64_are_kept_too() {
+        let names: Vec<String> = (0..70).map(|i| format!("r{i}")).collect();
+        let mut coverage = FaultCoverage::new(names);
+        let mut used = RulesUsed::at(5);
+        for rule in [0, 63, 64, 69, 69] {
+            used.note(rule);
+        }
+        coverage.note(&used);
+        coverage.note(&RulesUsed::at(9));
+        let mut later = RulesUsed::at(7);
+        later.note(69);
+        coverage.note(&later);
+        assert_eq!(coverage.instants_of(69).collect::<Vec<_>>(), [5, 7]);
+        assert_eq!(coverage.instants_of(63).collect::<Vec<_>>(), [5]);
+        assert_eq!(coverage.unused().len(), 70 - 4);
+        let rules = coverage.rules();
+        assert_eq!((rules[64].instants, rules[64].first_ms), (1, Some(5)));
+    }
+
+    #[test]
+    fn merging_is_a_union_in_any_order() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let at = |t: u64, rule: usize| {
+            let mut used = RulesUsed::at(t);
+            used.note(rule);
+            used
+        };
+        let (mut x, mut y) = (FaultCoverage::new(names.clone()), FaultCoverage::new(names));
+        x.note(&at(1, 0));
+        x.note(&at(3, 1));
+        y.note(&at(3, 1));
+        y.note(&at(2, 0));
+        let mut xy = x.clone();
+        xy.merge(&y);
+        y.merge(&x);
+        assert_eq!(xy, y);
+        assert_eq!(xy.instants_of(0).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(xy.rules()[1].instants, 1);
+    }
+}
