@@ -50,18 +50,10 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
-    let inert = scenario.inert_warnings();
-    for (field, message) in &inert {
-        text.push_str(&format!("warning: {field}: {message}\n"));
-    }
-    j["scenario_warnings"] = json!(inert
-        .iter()
-        .map(|(field, message)| json!({"field": field, "message": message}))
-        .collect::<Vec<_>>());
+    inert_warnings(&scenario, &mut text, &mut j);
     let expectation = VerdictComparison::of(&checked, &scenario.expect);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
-    j["unused_fault_rules"] = json!(checked.unused_fault_rules());
     if violations.is_empty() {
         return Ok(safe_output(a, &scenario, &checked, &expectation, text, j));
     }
@@ -88,6 +80,19 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
         json: j,
         code: if unsaved { EXIT_IO } else { EXIT_VIOLATION },
     })
+}
+
+/// The settings of `scenario` that can only hold or go unwitnessed
+/// ([`Scenario::inert_warnings`]), a warning line each and `scenario_warnings` in JSON.
+fn inert_warnings(scenario: &Scenario, text: &mut String, j: &mut Value) {
+    let inert = scenario.inert_warnings();
+    for (field, message) in &inert {
+        text.push_str(&format!("warning: {field}: {message}\n"));
+    }
+    let each = inert
+        .iter()
+        .map(|(field, message)| json!({"field": field, "message": message}));
+    j["scenario_warnings"] = json!(each.collect::<Vec<_>>());
 }
 
 /// A check interrupted before its scenario was loaded: no search, no statistics.
@@ -143,6 +148,7 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         "reductions": stats::reductions_json(report),
         "oracles": props,
         "fault_coverage": coverage::json(&rules),
+        "unused_fault_rules": checked.unused_fault_rules(),
     });
     if a.stats {
         j["branching"] = stats::branching_json(&report.stats);

@@ -102,6 +102,13 @@ pub(super) struct Prepared<S> {
     pub successors: Vec<Successor<S>>,
 }
 
+/// What one expansion counts as it goes: the actions offered and expanded by kind, and the
+/// fault rules its expanded actions used.
+struct Counts {
+    tally: Tally,
+    used: RulesUsed,
+}
+
 /// Reusable buffers for expanding entries.
 pub(super) struct Scratch<A> {
     pub enabled: Vec<A>,
@@ -246,49 +253,35 @@ impl<M: Model> Prep<'_, M> {
         out: &mut Vec<Successor<M::State>>,
     ) -> Expanded {
         let model = self.model;
-        let mut tally = Tally::default();
-        if !matches!(which, Which::Postponed(_)) {
-            for action in enabled {
-                tally.offer(model.choice_kind(action));
-            }
-        }
+        let mut counts = self.counts(entry, enabled, which);
         let from = out.len();
-        let instant_ms = if self.coverage {
-            model.virtual_time_ms(&entry.state)
-        } else {
-            0
-        };
-        let mut used = RulesUsed::at(instant_ms);
         let mut reduced = matches!(which, Which::All) && self.reduce(entry, enabled, subset);
         let mut visible = false;
         let abandoned = match which {
             Which::All | Which::Every if !reduced => {
-                let all = 0..enabled.len();
-                self.successors_into(entry, enabled, all, (&mut tally, &mut used), out)
+                self.successors_into(entry, enabled, 0..enabled.len(), &mut counts, out)
             }
             Which::All | Which::Every => {
                 let subset = &subset[..];
                 let chosen = subset.iter().copied();
-                let counts = (&mut tally, &mut used);
-                let abandoned = self.successors_into(entry, enabled, chosen, counts, out);
+                let abandoned = self.successors_into(entry, enabled, chosen, &mut counts, out);
                 if abandoned.is_none() && !self.invisible_here(&entry.state, enabled, &out[from..])
                 {
                     // An action of the subset changed what a property observes: expand fully.
                     visible = true;
                     reduced = false;
                     let rest = outside(subset, enabled.len());
-                    self.successors_into(entry, enabled, rest, (&mut tally, &mut used), out)
+                    self.successors_into(entry, enabled, rest, &mut counts, out)
                 } else {
                     abandoned
                 }
             }
             Which::Chosen(chosen) => {
-                let chosen = chosen.iter().copied();
-                self.successors_into(entry, enabled, chosen, (&mut tally, &mut used), out)
+                self.successors_into(entry, enabled, chosen.iter().copied(), &mut counts, out)
             }
             Which::Postponed(subset) => {
                 let rest = outside(subset, enabled.len());
-                self.successors_into(entry, enabled, rest, (&mut tally, &mut used), out)
+                self.successors_into(entry, enabled, rest, &mut counts, out)
             }
         };
         if let Some(stopped) = abandoned {
@@ -306,11 +299,32 @@ impl<M: Model> Prep<'_, M> {
             } else {
                 Fate::Expanded
             },
-            tally,
+            tally: counts.tally,
             reduced,
             visible,
             own_key,
-            used: (!used.is_empty()).then(|| Box::new(used)),
+            used: (!counts.used.is_empty()).then(|| Box::new(counts.used)),
+        }
+    }
+
+    /// What an expansion of `entry` under `which` of its `enabled` actions starts counting
+    /// from: the actions offered (but for the postponed ones of a reduced state, offered
+    /// already), and, when the search keeps coverage, the entry's instant.
+    fn counts(&self, entry: &Pending<M::State>, enabled: &[M::Action], which: Which) -> Counts {
+        let mut tally = Tally::default();
+        if !matches!(which, Which::Postponed(_)) {
+            for action in enabled {
+                tally.offer(self.model.choice_kind(action));
+            }
+        }
+        let instant_ms = if self.coverage {
+            self.model.virtual_time_ms(&entry.state)
+        } else {
+            0
+        };
+        Counts {
+            tally,
+            used: RulesUsed::at(instant_ms),
         }
     }
 
@@ -322,7 +336,7 @@ impl<M: Model> Prep<'_, M> {
         entry: &Pending<M::State>,
         enabled: &[M::Action],
         chosen: impl Iterator<Item = usize>,
-        (tally, used): (&mut Tally, &mut RulesUsed),
+        counts: &mut Counts,
         out: &mut Vec<Successor<M::State>>,
     ) -> Option<Stopped> {
         for (n, choice) in chosen.enumerate() {
@@ -332,10 +346,11 @@ impl<M: Model> Prep<'_, M> {
                 }
             }
             let action = &enabled[choice];
-            tally.expand(self.model.choice_kind(action));
+            counts.tally.expand(self.model.choice_kind(action));
             if let Some(state) = self.model.next_state(&entry.state, action) {
                 if self.coverage && self.model.is_fault(action) {
-                    self.model.note_fault_rules(&entry.state, action, used);
+                    self.model
+                        .note_fault_rules(&entry.state, action, &mut counts.used);
                 }
                 out.push(self.successor(&entry.obligations, state, choice));
             }
