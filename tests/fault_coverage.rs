@@ -108,7 +108,10 @@ fn coverage_is_the_same_on_one_and_two_threads_and_without_reductions() {
     let mut free_step = with_clock_step_at(0);
     free_step.faults.clock_steps[0].when = FaultWhen::default();
     let clock_step = builtin::by_name("redsync-wall-clock-step").expect("a built-in");
-    for s in [free_step, clock_step] {
+    // Losses are chosen in transient states, which partial-order reduction settles at once.
+    let mut lossy = builtin::by_name("fencing-prevents-damage").expect("a built-in");
+    (lossy.faults.max_losses, lossy.network.lossy) = (1, true);
+    for s in [free_step, clock_step, lossy] {
         let one = coverage_with(&s, Mode::Exhaustive, 1, Reductions::all());
         assert!(one.rules().iter().any(|r| r.instants > 1), "{one:?}");
         let two = coverage_with(&s, Mode::Exhaustive, 2, Reductions::all());
@@ -186,4 +189,21 @@ fn a_check_whose_rules_were_all_used_does_not_warn() {
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn losses_are_one_rule_used_only_on_lossy_links() {
+    let mut s = builtin::by_name("fencing-prevents-damage").expect("a built-in");
+    s.faults.max_losses = 1;
+    let rule = |c: &Checked| {
+        let rules = c.fault_coverage().unwrap();
+        let losses = rules.iter().find(|r| r.rule == "faults.max_losses");
+        losses.expect("the losses are a rule").clone()
+    };
+    let reliable = checked(&s);
+    assert!(!rule(&reliable).used(), "no link is lossy");
+    assert_eq!(reliable.unused_fault_rules(), ["faults.max_losses"]);
+    s.network.lossy = true;
+    let lossy = checked(&s);
+    assert!(rule(&lossy).instants > 0, "{:?}", rule(&lossy));
 }
