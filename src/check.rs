@@ -60,12 +60,17 @@ impl Checked {
     }
 }
 
-/// Checks `scenario` in `mode`.
+/// Checks `scenario` in `mode`, keeping the fault coverage ([`Checked::fault_coverage`]).
 pub fn check(scenario: &Scenario, mode: Mode) -> Result<Checked, ScenarioError> {
-    check_with(scenario, mode, scenario.explore.options())
+    let options = Options {
+        fault_coverage: true,
+        ..scenario.explore.options()
+    };
+    check_with(scenario, mode, options)
 }
 
-/// Checks `scenario` in `mode` with explicit kernel options.
+/// Checks `scenario` in `mode` with explicit kernel options (`options.fault_coverage` asks
+/// for the fault coverage).
 pub fn check_with(
     scenario: &Scenario,
     mode: Mode,

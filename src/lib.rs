@@ -21,6 +21,7 @@
 
 pub mod atomic_write;
 pub mod check;
+pub mod coverage;
 pub mod expectation;
 pub(crate) mod input_error;
 pub mod interrupt;

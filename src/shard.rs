@@ -49,6 +49,29 @@ pub struct ShardResult {
     pub properties: Vec<ShardProperty>,
     /// The sorted keys of the states this shard stored, relative to the result file.
     pub keys_file: String,
+    /// For each fault rule, the instants at which this shard's runs used it (left out when
+    /// the envelope has no rule); `merge` unions them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fault_coverage: Vec<ShardRuleUse>,
+}
+
+/// One fault rule's field, and the instants (ms, ascending) at which a shard used it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardRuleUse {
+    pub rule: String,
+    pub instants_ms: Vec<u64>,
+}
+
+impl ShardRuleUse {
+    /// The rule's coverage as `check` reports it.
+    pub fn rule_use(&self) -> crate::coverage::RuleUse {
+        crate::coverage::RuleUse {
+            rule: self.rule.clone(),
+            instants: self.instants_ms.len() as u64,
+            first_ms: self.instants_ms.first().copied(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,6 +193,7 @@ impl ShardResult {
             },
             properties,
             keys_file,
+            fault_coverage: shard_coverage(report),
         }
     }
 
@@ -177,6 +201,19 @@ impl ShardResult {
     pub(crate) fn searched_all(&self) -> bool {
         matches!(self.outcome.as_str(), "complete" | "bounded")
     }
+}
+
+/// The coverage of a shard's search, by the scenario's fields (none when not kept).
+fn shard_coverage(report: &lockcheck_sim::Report<RedisWorld>) -> Vec<ShardRuleUse> {
+    let Some(coverage) = &report.fault_coverage else {
+        return Vec::new();
+    };
+    (coverage.rules().iter().enumerate())
+        .map(|(i, r)| ShardRuleUse {
+            rule: crate::coverage::field_of(&r.rule),
+            instants_ms: coverage.instants_of(i).collect(),
+        })
+        .collect()
 }
 
 fn split_record(s: Split) -> SplitRecord {

@@ -99,6 +99,16 @@ fn compare(scenario: &str, expect_code: i32) {
             .as_u64()
             .unwrap();
         assert!(summed >= unique.as_u64().unwrap());
+        // Each fault rule's instants: the union of the shards' is the whole search's.
+        let rules = merged["fault_coverage"].as_array().unwrap();
+        assert!(
+            rules.iter().all(|r| r["instants"].as_u64() > Some(0)),
+            "{merged}"
+        );
+        assert_eq!(
+            merged["fault_coverage"], whole["fault_coverage"],
+            "{scenario}"
+        );
     }
 }
 

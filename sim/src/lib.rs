@@ -20,6 +20,7 @@ mod branching;
 pub mod census;
 mod checker;
 mod chooser;
+mod coverage;
 pub mod dbm;
 mod explorer;
 mod fingerprint;
@@ -43,6 +44,7 @@ pub use checker::{Checker, Hit, Obligations};
 pub use chooser::{
     Chooser, RandomChooser, Recording, ReplayChooser, ReplayMismatch, FAULT_RATES_PER_MILLE,
 };
+pub use coverage::{FaultCoverage, RuleCoverage, RulesUsed};
 pub use explorer::{
     bfs_order, choice_path, explore, explore_parallel, explore_shard, explore_walks, try_explore,
     union_len, ShardPlan, ShardReport, Split, ThreadSafe,

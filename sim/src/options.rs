@@ -38,6 +38,10 @@ pub struct Options {
     pub storage: Storage,
     /// What the search may consult or call outside itself.
     pub hooks: Hooks,
+    /// Keep the fault coverage (`Report::fault_coverage`): which of the model's fault
+    /// rules the explored runs used, and when. Off by default: it looks at every action
+    /// expanded.
+    pub fault_coverage: bool,
 }
 
 /// Which of the model's properties a search evaluates and reports.

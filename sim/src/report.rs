@@ -151,6 +151,9 @@ pub struct Report<M: Model> {
     pub threads_used_percent: Option<u64>,
     /// Under hash compaction, what its tables held and compared (`visited::compact`).
     pub compaction: Option<crate::visited::Compaction>,
+    /// When the options asked for it, which of the model's fault rules the explored runs
+    /// used and when (`crate::coverage`).
+    pub fault_coverage: Option<crate::coverage::FaultCoverage>,
 }
 
 impl<M: Model> Report<M> {

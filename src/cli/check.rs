@@ -19,6 +19,7 @@ use super::{CheckArgs, CliError, Limits, Output};
 use super::{EXIT_IO, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::check::outcome_word;
 use lockcheck::check::{Checked, Mode};
+use lockcheck::coverage;
 use lockcheck::expectation::{limit_hint, VerdictComparison};
 use lockcheck::interrupt;
 use lockcheck::oracles::RedisWorld;
@@ -49,6 +50,7 @@ pub(super) fn cmd_check(a: &CheckArgs, json_out: bool) -> Result<Output, CliErro
     };
     let checked = run_check(&scenario, mode, &a.limits, json_out, a.all_oracles)?;
     let (mut text, mut j) = summary(a, &scenario, mode, &checked);
+    inert_warnings(&scenario, &mut text, &mut j);
     let expectation = Expectation::of(&checked, &scenario, dropped);
     j["expectation"] = expectation.json();
     let violations = checked.violations();
@@ -89,6 +91,19 @@ fn load(a: &CheckArgs) -> Option<Result<(Scenario, bool), InputError>> {
         let dropped = expectation_dropped(&base, &sets);
         Ok((apply_sets(base, &sets)?, dropped))
     })
+}
+
+/// The settings of `scenario` that can only hold or go unwitnessed
+/// ([`Scenario::inert_warnings`]), a warning line each and `scenario_warnings` in JSON.
+fn inert_warnings(scenario: &Scenario, text: &mut String, j: &mut Value) {
+    let inert = scenario.inert_warnings();
+    for (field, message) in &inert {
+        text.push_str(&format!("warning: {field}: {message}\n"));
+    }
+    let each = inert
+        .iter()
+        .map(|(field, message)| json!({"field": field, "message": message}));
+    j["scenario_warnings"] = json!(each.collect::<Vec<_>>());
 }
 
 /// A check interrupted before its scenario was loaded: no search, no statistics.
@@ -133,6 +148,8 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         text.push_str(&format!("  {} {}: {}\n", p.kind, p.name, p.status.word()));
         props.push(json!({"name": p.name, "kind": p.kind.to_string(), "status": p.status.word().to_lowercase()}));
     }
+    let rules = checked.fault_coverage().unwrap_or_default();
+    text.push_str(&coverage::text(&rules));
     let mut j = json!({
         "command": "check",
         "scenario": scenario.name,
@@ -141,6 +158,8 @@ fn summary(a: &CheckArgs, scenario: &Scenario, mode: Mode, checked: &Checked) ->
         "statistics": stats_json(report),
         "reductions": stats::reductions_json(report),
         "oracles": props,
+        "fault_coverage": coverage::json(&rules),
+        "unused_fault_rules": checked.unused_fault_rules(),
     });
     if a.stats {
         j["branching"] = stats::branching_json(&report.stats);
@@ -186,6 +205,7 @@ fn safe_output(
             hollow.join(", ")
         ));
     }
+    text.extend(coverage::warning(&checked.unused_fault_rules()));
     text.extend(expectation.line());
     j["verdict"] = json!(verdict);
     j["never_witnessed"] = json!(hollow);

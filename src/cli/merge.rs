@@ -8,6 +8,7 @@
 use super::trace_paths::default_trace_path;
 use super::words::plural;
 use super::{CliError, MergeArgs, Output, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
+use lockcheck::coverage;
 use lockcheck::saved::save_violation;
 use lockcheck::shard::{load_result, merge, read_keys, Merged, ShardResult};
 use lockcheck::InputError;
@@ -42,6 +43,8 @@ pub(super) fn cmd_merge(a: &MergeArgs) -> Result<Output, CliError> {
         text.push_str(&format!("  {} {}: {}{from}\n", p.kind, p.name, p.status));
         props.push(json!({"name": p.name, "kind": p.kind, "status": p.status, "shard": p.shard, "steps": p.labels.as_ref().map(Vec::len)}));
     }
+    let rules: Vec<_> = merged.fault_coverage.iter().map(|r| r.rule_use()).collect();
+    text.push_str(&coverage::text(&rules));
     let mut j = json!({
         "command": "merge",
         "scenario": merged.scenario,
@@ -63,7 +66,9 @@ pub(super) fn cmd_merge(a: &MergeArgs) -> Result<Output, CliError> {
         },
         "oracles": props,
         "fingerprint_bits": bits,
+        "fault_coverage": coverage::json(&rules),
     });
+    j["unused_fault_rules"] = json!(merged.unused_fault_rules());
     if merged.outcome == "complete" || merged.outcome == "bounded" {
         let p = collision_probability(unique, bits);
         text.push_str(&format!(
@@ -167,6 +172,7 @@ fn verdict(
                 hollow.join(", ")
             ));
         }
+        text.extend(coverage::warning(&merged.unused_fault_rules()));
         j["verdict"] = json!("no_violation");
         j["never_witnessed"] = json!(hollow);
         return Ok(EXIT_OK);

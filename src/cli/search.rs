@@ -223,6 +223,7 @@ pub fn run_check(
 ) -> Result<Checked, InputError> {
     let bar = spinner(json);
     let mut o = options(scenario, limits, bar.clone());
+    o.fault_coverage = true;
     o.stop = if all_oracles {
         lockcheck_sim::Stop::WhenAllSettled
     } else {

@@ -28,7 +28,8 @@ pub(super) fn cmd_check_shard(
         ..InputError::new(message)
     })?;
     let bar = search::spinner(json_out);
-    let options = search::options(scenario, &a.limits, bar.clone());
+    let mut options = search::options(scenario, &a.limits, bar.clone());
+    options.fault_coverage = true;
     let world = scenario
         .build()
         .map_err(build_error)?

@@ -16,7 +16,9 @@
 //! (`max_depth`, `max_states`, `random_seeds`, `random_max_steps`), an expected oracle the
 //! scenario does not check, empty names (the scenario, processes, partitions, locks, a
 //! fencing counter), degenerate partitions (an empty side, a process on both sides) and
-//! fencing without any client that gets a token (`inert`).
+//! fencing without any client that gets a token, and an oracle that cannot see the
+//! protocol (an account oracle without an account, a renewal witness without renewals, a
+//! detector oracle without a detector; `inert`).
 //!
 //! [`Scenario::build`] runs every check but two, which run when a scenario is read from a file
 //! or a trace ([`Scenario::check_as_read`]): a fault of zero length, since a sweep may set a
@@ -53,6 +55,7 @@ impl Scenario {
         self.check_names()?;
         self.check_oracles()?;
         self.check_fencing_has_tokens()?;
+        self.check_oracles_see_the_protocol()?;
         self.faults.check()?;
         self.explore.check()
     }

@@ -6,7 +6,7 @@
 //! the smallest one, V; a hit of another shard that comes after V in breadth-first order was
 //! never reached by it and is dropped, so the merged witnesses equal the unsharded ones too.
 
-use super::{ShardProperty, ShardResult, ShardStats};
+use super::{ShardProperty, ShardResult, ShardRuleUse, ShardStats};
 use lockcheck_sim::bfs_order;
 use std::cmp::Ordering;
 use std::fmt;
@@ -54,6 +54,18 @@ pub struct Merged {
     pub shortest: bool,
     /// The shards' statistics: counts summed (the work done), depth and time the largest.
     pub work: ShardStats,
+    /// Each fault rule's instants: the union of the shards'.
+    pub fault_coverage: Vec<ShardRuleUse>,
+}
+
+impl Merged {
+    /// The fault rules no shard used.
+    pub fn unused_fault_rules(&self) -> Vec<String> {
+        (self.fault_coverage.iter())
+            .filter(|r| r.instants_ms.is_empty())
+            .map(|r| r.rule.clone())
+            .collect()
+    }
 }
 
 /// Merges `results` (each with the file it came from). With `partial`, missing shards are
@@ -106,6 +118,7 @@ pub fn merge(results: &[(String, ShardResult)], partial: bool) -> Result<Merged,
         properties,
         shortest,
         work: summed(&shards),
+        fault_coverage: united_coverage(&shards),
     })
 }
 
@@ -214,6 +227,21 @@ fn merged_outcome(shards: &[&ShardResult], missing: &[u32], violated: bool) -> S
         "complete"
     };
     word.into()
+}
+
+/// Each rule's instants over every shard (one plan: the same rules, in the same order).
+fn united_coverage(shards: &[&ShardResult]) -> Vec<ShardRuleUse> {
+    let mut united = shards[0].fault_coverage.clone();
+    for r in &shards[1..] {
+        for (mine, theirs) in united.iter_mut().zip(&r.fault_coverage) {
+            mine.instants_ms.extend(&theirs.instants_ms);
+        }
+    }
+    for rule in &mut united {
+        rule.instants_ms.sort_unstable();
+        rule.instants_ms.dedup();
+    }
+    united
 }
 
 fn summed(shards: &[&ShardResult]) -> ShardStats {

@@ -160,6 +160,7 @@ impl<M: Model> Search<'_, M> {
         if !count_expansion(&mut self.stats, &mut self.cuts, expanded) {
             return Flow::Go;
         }
+        self.note_coverage(expanded);
         self.mark_expanded(entry, expanded.own_key.map(Into::into));
         self.stats.visible_expansions += u64::from(expanded.visible);
         if expanded.fate == Fate::Terminal {

@@ -346,7 +346,8 @@ where
             jobs.push((chunk, mine, Slots::new(first_node, p, c, entries)));
             first_node += n as u32;
         }
-        let number = |(chunk, mine, slots)| number_chunk(chunk, mine, slots);
+        let coverage = self.search.coverage.as_ref();
+        let number = |(chunk, mine, slots)| number_chunk(chunk, mine, slots, coverage);
         let numbered: Vec<Numbered> = if here {
             jobs.into_iter().map(number).collect()
         } else {
@@ -357,6 +358,9 @@ where
         for (n, entries) in numbered.iter().zip(buffers.entries.iter_mut()) {
             search.stats.add_counts(&n.stats);
             search.cuts.merge(n.cuts);
+            if let (Some(all), Some(chunk)) = (&mut search.coverage, &n.coverage) {
+                all.merge(chunk);
+            }
             self.spill.entries().extend(entries.drain(..));
         }
         search.log.extend(&buffers.parents, &buffers.choices);

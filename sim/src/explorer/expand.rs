@@ -14,6 +14,7 @@ use super::key::KeyMode;
 use super::watch::{Stopped, Watch, EVERY};
 use crate::branching::Tally;
 use crate::checker::{Hit, Obligations};
+use crate::coverage::RulesUsed;
 use crate::fingerprint::{Fingerprint, Lanes};
 use crate::frontier::Pending;
 use crate::model::{Model, Observes};
@@ -29,6 +30,8 @@ pub(super) struct Prep<'a, M: Model> {
     pub max_depth: Option<u32>,
     /// What to look at while computing many successors.
     pub watch: &'a Watch,
+    /// Whether to note the fault rules the expanded actions use (`crate::coverage`).
+    pub coverage: bool,
 }
 
 /// Which of an entry's enabled actions to expand.
@@ -71,6 +74,9 @@ pub(super) struct Expanded {
     pub visible: bool,
     /// The entry's own key, when partial-order reduction will mark it expanded.
     pub own_key: Option<Lanes>,
+    /// The fault rules its expanded actions used, when the search keeps coverage and they
+    /// used any (boxed: most expansions have none, and an expansion is moved about).
+    pub used: Option<Box<RulesUsed>>,
 }
 
 impl Expanded {
@@ -83,6 +89,7 @@ impl Expanded {
             reduced: false,
             visible: false,
             own_key: None,
+            used: None,
         }
     }
 }
@@ -93,6 +100,13 @@ pub(super) struct Prepared<S> {
     pub node: u32,
     pub expanded: Expanded,
     pub successors: Vec<Successor<S>>,
+}
+
+/// What one expansion counts as it goes: the actions offered and expanded by kind, and the
+/// fault rules its expanded actions used.
+struct Counts {
+    tally: Tally,
+    used: RulesUsed,
 }
 
 /// Reusable buffers for expanding entries.
@@ -239,40 +253,35 @@ impl<M: Model> Prep<'_, M> {
         out: &mut Vec<Successor<M::State>>,
     ) -> Expanded {
         let model = self.model;
-        let mut tally = Tally::default();
-        if !matches!(which, Which::Postponed(_)) {
-            for action in enabled {
-                tally.offer(model.choice_kind(action));
-            }
-        }
+        let mut counts = self.counts(entry, enabled, which);
         let from = out.len();
         let mut reduced = matches!(which, Which::All) && self.reduce(entry, enabled, subset);
         let mut visible = false;
         let abandoned = match which {
             Which::All | Which::Every if !reduced => {
-                self.successors_into(entry, enabled, 0..enabled.len(), &mut tally, out)
+                self.successors_into(entry, enabled, 0..enabled.len(), &mut counts, out)
             }
             Which::All | Which::Every => {
                 let subset = &subset[..];
                 let chosen = subset.iter().copied();
-                let abandoned = self.successors_into(entry, enabled, chosen, &mut tally, out);
+                let abandoned = self.successors_into(entry, enabled, chosen, &mut counts, out);
                 if abandoned.is_none() && !self.invisible_here(&entry.state, enabled, &out[from..])
                 {
                     // An action of the subset changed what a property observes: expand fully.
                     visible = true;
                     reduced = false;
                     let rest = outside(subset, enabled.len());
-                    self.successors_into(entry, enabled, rest, &mut tally, out)
+                    self.successors_into(entry, enabled, rest, &mut counts, out)
                 } else {
                     abandoned
                 }
             }
             Which::Chosen(chosen) => {
-                self.successors_into(entry, enabled, chosen.iter().copied(), &mut tally, out)
+                self.successors_into(entry, enabled, chosen.iter().copied(), &mut counts, out)
             }
             Which::Postponed(subset) => {
                 let rest = outside(subset, enabled.len());
-                self.successors_into(entry, enabled, rest, &mut tally, out)
+                self.successors_into(entry, enabled, rest, &mut counts, out)
             }
         };
         if let Some(stopped) = abandoned {
@@ -290,21 +299,44 @@ impl<M: Model> Prep<'_, M> {
             } else {
                 Fate::Expanded
             },
-            tally,
+            tally: counts.tally,
             reduced,
             visible,
             own_key,
+            used: (!counts.used.is_empty()).then(|| Box::new(counts.used)),
         }
     }
 
-    /// Appends the successors of `entry` under the `chosen` actions to `out`, looking at the
-    /// watch every [`EVERY`] of them: what abandons the expansion, if anything.
+    /// What an expansion of `entry` under `which` of its `enabled` actions starts counting
+    /// from: the actions offered (but for the postponed ones of a reduced state, offered
+    /// already), and, when the search keeps coverage, the entry's instant.
+    fn counts(&self, entry: &Pending<M::State>, enabled: &[M::Action], which: Which) -> Counts {
+        let mut tally = Tally::default();
+        if !matches!(which, Which::Postponed(_)) {
+            for action in enabled {
+                tally.offer(self.model.choice_kind(action));
+            }
+        }
+        let instant_ms = if self.coverage {
+            self.model.virtual_time_ms(&entry.state)
+        } else {
+            0
+        };
+        Counts {
+            tally,
+            used: RulesUsed::at(instant_ms),
+        }
+    }
+
+    /// Appends the successors of `entry` under the `chosen` actions to `out`, counting them
+    /// in the tally and (when the search keeps coverage) noting the fault rules they use,
+    /// looking at the watch every [`EVERY`] of them: what abandons the expansion, if anything.
     fn successors_into(
         &self,
         entry: &Pending<M::State>,
         enabled: &[M::Action],
         chosen: impl Iterator<Item = usize>,
-        tally: &mut Tally,
+        counts: &mut Counts,
         out: &mut Vec<Successor<M::State>>,
     ) -> Option<Stopped> {
         for (n, choice) in chosen.enumerate() {
@@ -314,8 +346,12 @@ impl<M: Model> Prep<'_, M> {
                 }
             }
             let action = &enabled[choice];
-            tally.expand(self.model.choice_kind(action));
+            counts.tally.expand(self.model.choice_kind(action));
             if let Some(state) = self.model.next_state(&entry.state, action) {
+                if self.coverage && self.model.is_fault(action) {
+                    self.model
+                        .note_fault_rules(&entry.state, action, &mut counts.used);
+                }
                 out.push(self.successor(&entry.obligations, state, choice));
             }
         }

@@ -150,6 +150,7 @@ where
         keys: KeyMode::of(&plan, &options),
         max_depth: options.limits.max_depth,
         watch: &watch,
+        coverage: options.fault_coverage,
     };
     let (jobs, queue) = channel();
     let queue = Mutex::new(queue);

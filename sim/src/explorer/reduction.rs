@@ -170,6 +170,7 @@ impl<M: Model> Search<'_, M> {
             return Flow::Stop(stopped.outcome());
         }
         self.stats.branching.add_expanded(&postponed.tally);
+        self.note_coverage(&postponed);
         for next in &successors {
             self.visited.prefetch(next.key.into());
         }
@@ -219,6 +220,7 @@ impl<M: Model> Search<'_, M> {
                 return Flow::Stop(stopped.outcome());
             }
             self.stats.branching.add(&settled.tally);
+            self.note_coverage(&settled);
             if settled.fate == Fate::Terminal {
                 self.checker.at_terminal(&entry.obligations, &mut self.hits);
                 if let Flow::Stop(o) = self.record_hits(entry.node, options) {

@@ -14,6 +14,7 @@ use super::store::Shards;
 use super::tuner;
 use super::watch::Watch;
 use crate::checker::{Checker, Hit};
+use crate::coverage::FaultCoverage;
 use crate::fingerprint::Lanes;
 use crate::frontier::{Frontier, Pending};
 use crate::limits::{Pacer, MIN_INTERVAL};
@@ -70,6 +71,8 @@ pub(super) struct Search<'m, M: Model> {
     pub hits: Vec<(usize, Hit)>,
     pub seed: Option<u64>,
     pub cuts: Cuts,
+    /// The fault rules the expansions used, when the options ask for coverage.
+    pub coverage: Option<FaultCoverage>,
     /// Whether the last admitted successor (or a state met settling it) had been expanded
     /// before (under partial-order reduction; see `reduction`).
     pub last_seen: bool,
@@ -135,6 +138,7 @@ impl<'m, M: Model> Search<'m, M> {
             hits: Vec::new(),
             seed: None,
             cuts: Cuts::default(),
+            coverage: (options.fault_coverage).then(|| FaultCoverage::new(model.fault_rules())),
             last_seen: false,
             last_key: Lanes::default(),
             spare: Vec::new(),
@@ -169,6 +173,14 @@ impl<'m, M: Model> Search<'m, M> {
             keys: self.keys,
             max_depth: self.max_depth,
             watch: &self.watch,
+            coverage: self.coverage.is_some(),
+        }
+    }
+
+    /// Adds the fault rules `expanded` used to the coverage, when the search keeps it.
+    pub(super) fn note_coverage(&mut self, expanded: &super::expand::Expanded) {
+        if let (Some(coverage), Some(used)) = (&mut self.coverage, &expanded.used) {
+            coverage.note(used);
         }
     }
 
@@ -262,6 +274,7 @@ impl<'m, M: Model> Search<'m, M> {
             plan: self.plan,
             threads_used_percent: None,
             compaction,
+            fault_coverage: self.coverage,
         };
         (report, self.visited)
     }

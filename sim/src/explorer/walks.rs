@@ -139,6 +139,7 @@ fn walk_options(options: &Options, settled: &[String]) -> Options {
         },
         storage,
         hooks: options.hooks.without_progress(),
+        fault_coverage: options.fault_coverage,
     }
 }
 
@@ -177,6 +178,9 @@ impl<M: Model> Merged<M> {
             self.report = Some(walk);
             return;
         };
+        if let (Some(all), Some(theirs)) = (&mut report.fault_coverage, &walk.fault_coverage) {
+            all.merge(theirs);
+        }
         let sum = &mut report.stats;
         sum.add_counts(&walk.stats);
         let mut theirs = walk.properties.into_iter().peekable();

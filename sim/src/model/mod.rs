@@ -110,6 +110,23 @@ pub trait Model: Sized {
         false
     }
 
+    /// The rules of the model's fault envelope, named, for fault coverage
+    /// (`crate::coverage`); none by default.
+    fn fault_rules(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Notes in `used` which of [`Model::fault_rules`] (by index) allow the fault `action`
+    /// in `state`. Called only for actions [`Model::is_fault`] calls faults, and only when
+    /// the search keeps fault coverage.
+    fn note_fault_rules(
+        &self,
+        _state: &Self::State,
+        _action: &Self::Action,
+        _used: &mut crate::coverage::RulesUsed,
+    ) {
+    }
+
     /// Smaller variants of `action` (a shorter pause, a smaller delay), best first. The
     /// shrinker tries them in place of the original.
     fn shrink_action(&self, _action: &Self::Action) -> Vec<Self::Action> {

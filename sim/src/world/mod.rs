@@ -18,6 +18,7 @@ mod actor;
 mod actor_fault;
 mod canonical;
 mod clock;
+mod coverage;
 mod dead_values;
 mod drive;
 mod fault_timing;
@@ -269,6 +270,19 @@ impl<A: Actor> Model for World<A> {
 
     fn is_fault(&self, action: &Self::Action) -> bool {
         action.is_fault()
+    }
+
+    fn fault_rules(&self) -> Vec<String> {
+        self.fault_rule_names()
+    }
+
+    fn note_fault_rules(
+        &self,
+        state: &Self::State,
+        action: &Self::Action,
+        used: &mut crate::coverage::RulesUsed,
+    ) {
+        self.note_rules_of(state, action, used)
     }
 
     fn choice_kind(&self, action: &Self::Action) -> ChoiceKind {

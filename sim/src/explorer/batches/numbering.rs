@@ -9,6 +9,7 @@
 use super::super::admit::{count_expansion, place};
 use super::super::search::Cuts;
 use super::chunk::Chunk;
+use crate::coverage::FaultCoverage;
 use crate::frontier::Pending;
 use crate::stats::Stats;
 
@@ -17,6 +18,8 @@ use crate::stats::Stats;
 pub(in crate::explorer) struct Numbered {
     pub stats: Stats,
     pub cuts: Cuts,
+    /// The fault rules the chunk's expansions used, when the search keeps coverage.
+    pub coverage: Option<FaultCoverage>,
 }
 
 /// Where one chunk's new states go: path-log nodes from `first_node` on, whose parent and
@@ -45,11 +48,13 @@ impl<'a, S> Slots<'a, S> {
 }
 
 /// Numbers the new states of `chunk` (whose parents are `parents`) into `slots`, emptying
-/// the chunk.
+/// the chunk; the fault rules its expansions used are kept when the search keeps
+/// `coverage` (which is not changed: the caller merges them in).
 pub(in crate::explorer) fn number_chunk<S>(
     chunk: &mut Chunk<S>,
     parents: &[Pending<S>],
     slots: Slots<'_, S>,
+    coverage: Option<&FaultCoverage>,
 ) -> Numbered {
     let Slots {
         first_node,
@@ -61,7 +66,10 @@ pub(in crate::explorer) fn number_chunk<S>(
     // array, and every push writes a length into a cache line the other threads write too.
     let mut own = std::mem::take(entries);
     own.clear();
-    let mut out = Numbered::default();
+    let mut out = Numbered {
+        coverage: coverage.map(FaultCoverage::empty_like),
+        ..Numbered::default()
+    };
     let mut successors = chunk.successors.drain(..).zip(chunk.new.drain(..));
     let mut taken = 0;
     let mut node = first_node;
@@ -72,6 +80,9 @@ pub(in crate::explorer) fn number_chunk<S>(
     );
     for ((expanded, end), parent) in chunk.expansions.drain(..).zip(parents) {
         count_expansion(&mut out.stats, &mut out.cuts, &expanded);
+        if let (Some(coverage), Some(used)) = (&mut out.coverage, &expanded.used) {
+            coverage.note(used);
+        }
         for (next, new) in successors.by_ref().take(end - taken) {
             out.stats.transitions += 1;
             if !new.into_inner() {
