@@ -269,7 +269,11 @@ fn a_work_step_needs_a_finite_duration() {
 
 #[test]
 fn reading_without_an_account_is_refused() {
-    let text = edited("[account]\ninitial_balance = 100\n", "");
+    // Without the account `me-resource` is refused too (it would judge nothing): ask about
+    // the lock alone, so that the steps are what is refused.
+    let text = edited("[account]\ninitial_balance = 100\n", "")
+        .replacen("[[oracles]]\nkind = \"me-resource\"\n", "", 1)
+        .replacen("oracle = \"me-resource\"", "oracle = \"me-lock\"", 1);
     refused(&text, "clients[0].workload.steps", None, &["no account"]);
 }
 
