@@ -41,3 +41,25 @@ proptest! {
         prop_assert_eq!(damaged(&paused(true, pause_ms)), wrote_in_between, "set nx, pause {} ms", pause_ms);
     }
 }
+
+/// A world's model hash names its extension rules (a saved trace of one does not replay on
+/// the other as if it were its own): redsync's with and without `sets_nx`, and node-redlock
+/// 4's in the same world, all differ; a world with redsync's default rules keeps the hash it
+/// had before the rules were named.
+#[test]
+fn the_model_hash_names_the_extension_rules() {
+    use lockcheck_sim::Model;
+    let hash = |s: &Scenario| s.build().unwrap().model_hash();
+    let plain = paused(false, 12_000);
+    let set_nx = paused(true, 12_000);
+    let mut node_redlock_4 = plain.clone();
+    let mut protocol = plain.clients[0].protocol.resolved().clone();
+    if let lockcheck::scenario::ProtocolSpec::Redlock { extend, .. } = &mut protocol {
+        *extend = lockcheck_model::lock::redlock::ExtendRules::NODE_REDLOCK_4;
+    }
+    node_redlock_4.clients[0].protocol = protocol;
+    let hashes = [hash(&plain), hash(&set_nx), hash(&node_redlock_4)];
+    assert_ne!(hashes[0], hashes[1]);
+    assert_ne!(hashes[0], hashes[2]);
+    assert_ne!(hashes[1], hashes[2]);
+}

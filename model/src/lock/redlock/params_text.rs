@@ -35,8 +35,8 @@ impl std::fmt::Debug for Redlock {
         if let Some(extension) = &self.auto_extension {
             d.field("auto_extension", extension);
         }
-        if self.extend.sets_nx {
-            d.field("sets_nx_on_extend", &true);
+        if !self.extend.is_redsync() {
+            d.field("extend", &self.extend);
         }
         if self.belief != Belief::Validity {
             d.field("belief", &self.belief);
