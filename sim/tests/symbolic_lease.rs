@@ -16,21 +16,10 @@ use concretise::{concretise, is_concrete_run};
 use search::{search, Searched};
 use world::Lease;
 
-fn lease(ttl_ms: i64, work_ms: i64, retry_ms: i64, far_ms: i64) -> Lease {
-    Lease {
-        ttl_ms,
-        work_ms,
-        retry_ms,
-        start2_ms: 100,
-        delays_ms: vec![1, 2],
-        far_ms,
-    }
-}
-
 /// The concrete search and the symbolic one of the same world.
 fn both(ttl_ms: i64, work_ms: i64, retry_ms: i64) -> (Searched, Searched) {
-    let concrete = search(&lease(ttl_ms, work_ms, retry_ms, i64::MAX));
-    let symbolic = search(&lease(ttl_ms, work_ms, retry_ms, 100));
+    let concrete = search(&Lease::new(ttl_ms, work_ms, retry_ms, i64::MAX));
+    let symbolic = search(&Lease::new(ttl_ms, work_ms, retry_ms, 100));
     (concrete, symbolic)
 }
 
@@ -73,7 +62,7 @@ fn the_symbolic_states_stand_for_exactly_the_concrete_ones() {
 fn a_symbolic_counterexample_is_a_concrete_run_as_short_as_the_shortest() {
     for (ttl_ms, work_ms, retry_ms) in [(300, 400, 30), (250, 600, 120)] {
         let run = |far_ms| {
-            let world = lease(ttl_ms, work_ms, retry_ms, far_ms);
+            let world = Lease::new(ttl_ms, work_ms, retry_ms, far_ms);
             let searched = search(&world);
             let (shape, part) = searched.overlap.clone().expect("the lease is shorter");
             let run = concretise(&searched, &shape, &part, &world).expect("traced back");

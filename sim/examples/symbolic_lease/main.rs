@@ -23,14 +23,7 @@ fn main() {
     println!("work_ms  rounds  concrete  expansions  symbolic shapes  symbolic expansions  DBMs  members = concrete  overlap");
     for rounds in [2, 4, 8, 16, 32] {
         let work_ms = 200 + rounds * retry_ms;
-        let world = |far_ms| Lease {
-            ttl_ms: work_ms + 500,
-            work_ms,
-            retry_ms,
-            start2_ms: 100,
-            delays_ms: vec![1, 2],
-            far_ms,
-        };
+        let world = |far_ms| Lease::new(work_ms + 500, work_ms, retry_ms, far_ms);
         let concrete = search(&world(i64::MAX));
         let symbolic = search(&world(100));
         let pieces: usize = symbolic
@@ -55,14 +48,7 @@ fn main() {
     println!();
     println!("ttl_ms  work_ms  symbolic counterexample  concrete run  concrete shortest");
     for (ttl_ms, work_ms) in [(300, 400), (250, 600), (400, 1_000)] {
-        let world = |far_ms| Lease {
-            ttl_ms,
-            work_ms,
-            retry_ms,
-            start2_ms: 100,
-            delays_ms: vec![1, 2],
-            far_ms,
-        };
+        let world = |far_ms| Lease::new(ttl_ms, work_ms, retry_ms, far_ms);
         let run = |w: &Lease| {
             let searched = search(w);
             let (shape, part) = searched

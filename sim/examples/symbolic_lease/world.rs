@@ -32,6 +32,21 @@ pub struct Lease {
     pub far_ms: Ms,
 }
 
+impl Lease {
+    /// The world the example and the tests search: client 2 from 100 ms, every message 1
+    /// or 2 ms.
+    pub fn new(ttl_ms: Ms, work_ms: Ms, retry_ms: Ms, far_ms: Ms) -> Self {
+        Lease {
+            ttl_ms,
+            work_ms,
+            retry_ms,
+            start2_ms: 100,
+            delays_ms: vec![1, 2],
+            far_ms,
+        }
+    }
+}
+
 /// The far values, in the order of their coordinates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Slot {
@@ -294,8 +309,8 @@ fn advance(s: &Symbolic) -> Vec<Symbolic> {
     let slots = s.shape.far_slots();
     let mut out = Vec::new();
     if let Some(d) = near {
-        let mut later = s.far.clone();
-        (1..=slots.len()).for_each(|k| later.constrain(0, k, -(d + 1)));
+        // The members none of whose far values falls due within `d`.
+        let mut later = (1..=slots.len()).fold(s.far.clone(), |f, k| f.split_due(k, d).1);
         if !later.is_empty() {
             later.translate(-d);
             let mut next = Symbolic {
