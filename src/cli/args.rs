@@ -218,7 +218,8 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// A trace saved by `lockcheck check` or `lockcheck shrink`.
+    /// A trace saved by `lockcheck check` or `lockcheck shrink`, or a witness file written by
+    /// `reproduce --witness` (drawn beside the model's run).
     pub trace: String,
     /// Output file (default: `<trace>.html`, or `.svg` with `--format svg`); its extension
     /// `.svg` selects SVG.

@@ -9,6 +9,14 @@ use serde_json::json;
 use std::path::PathBuf;
 
 pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
+    if let Some(w) = lockcheck::reproduce::witness_file::read(&a.trace)? {
+        let (text, json) = super::explain_real::explain_witness(a, &w)?;
+        return Ok(Output {
+            text,
+            json,
+            code: EXIT_OK,
+        });
+    }
     let Loaded {
         saved, world, path, ..
     } = load_run(&a.trace, None)?;

@@ -16,6 +16,7 @@ mod deploy_configs;
 mod diff;
 mod error;
 mod explain;
+mod explain_real;
 mod grid;
 mod loaded;
 mod merge;

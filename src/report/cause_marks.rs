@@ -76,6 +76,14 @@ impl Chart {
                 escape(&self.lanes[m.lane].0),
                 top + self.lane_height(m.lane)
             ),
+            "diverged" => writeln!(
+                s,
+                r##"<g class="diverged" data-process="{}"><line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{:.1}" stroke="#d00000" stroke-width="3" stroke-dasharray="4 2"/><text x="{:.1}" y="{:.1}" fill="#d00000" font-weight="bold">≠</text>{title}</g>"##,
+                escape(&self.lanes[m.lane].0),
+                top + self.lane_height(m.lane),
+                x + 4.0,
+                top + 12.0
+            ),
             "crash" | "restart" => writeln!(
                 s,
                 r##"<g class="{}" data-process="{}"><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="15" font-weight="bold" fill="#000">{}</text>{title}</g>"##,

@@ -13,6 +13,7 @@ pub mod heatmap;
 mod mechanism;
 pub(crate) mod overlap_end;
 pub mod parting;
+pub mod real_run;
 pub mod swimlane;
 pub mod timeline;
 pub mod why;

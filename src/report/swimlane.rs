@@ -473,6 +473,16 @@ impl Chart {
         s
     }
 
+    /// The legend under a chart: what each colour and mark means, and the causes.
+    pub fn legend(&self) -> String {
+        let mut s = String::from("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#d8d8d8\"></i>paused</span><span><i class=\"sw\" style=\"background:#555\"></i>crashed</span><span><i class=\"sw\" style=\"background:#2f6fdf;opacity:.55\"></i>lock key on a Redis node (owner's colour)</span><span><i class=\"sw\" style=\"background:#2f6fdf\"></i>a client believes it holds the lock</span><span><i class=\"sw\" style=\"background:#ff0000;opacity:.3\"></i>two holders: mutual exclusion broken</span><span>arrows: messages, sent to delivered (thin and faint: changed no lock key, belief or account; red: the violation depends on it)</span></p>\n");
+        if self.causes.count("diverged") > 0 {
+            s.push_str("<p class=\"legend\"><span style=\"color:#d00000;font-weight:bold\">≠</span> real Redis answered otherwise than the model (the arrow says what it answered)</p>\n");
+        }
+        s.push_str(&self.cause_legend());
+        s
+    }
+
     /// A self-contained HTML page: the chart, a legend and the timeline.
     pub fn html(&self, entries: &[timeline::TimelineEntry], violated: Option<&str>) -> String {
         let mut s = String::new();
@@ -489,8 +499,7 @@ impl Chart {
             escape(&clip(&self.subtitle, 170))
         );
         s.push_str(&self.svg());
-        s.push_str("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#d8d8d8\"></i>paused</span><span><i class=\"sw\" style=\"background:#555\"></i>crashed</span><span><i class=\"sw\" style=\"background:#2f6fdf;opacity:.55\"></i>lock key on a Redis node (owner's colour)</span><span><i class=\"sw\" style=\"background:#2f6fdf\"></i>a client believes it holds the lock</span><span><i class=\"sw\" style=\"background:#ff0000;opacity:.3\"></i>two holders: mutual exclusion broken</span><span>arrows: messages, sent to delivered (thin and faint: changed no lock key, belief or account; red: the violation depends on it)</span></p>\n");
-        s.push_str(&self.cause_legend());
+        s.push_str(&self.legend());
         s.push_str("<h2>Timeline</h2>\n<pre class=\"timeline\">");
         for e in entries.iter().filter(|e| !e.label.starts_with("advance")) {
             let line = format!("t={:>8} ms  {}", e.at_ms, e.label);

@@ -30,6 +30,7 @@ pub mod slack;
 pub mod stretch;
 pub mod topology;
 pub mod verdict;
+pub mod witness_file;
 
 use crate::oracles::RedisWorld;
 use lockcheck_sim::Path;

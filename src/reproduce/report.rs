@@ -77,7 +77,8 @@ fn columns(rows: &[Vec<String>]) -> String {
     out
 }
 
-fn verdict_line(v: &Verdict) -> String {
+/// The verdict of one run in a sentence, as the step table ends.
+pub fn verdict_line(v: &Verdict) -> String {
     match v {
         Verdict::Diverged {
             label,

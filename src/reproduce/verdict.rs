@@ -7,7 +7,7 @@
 use super::matcher::Match;
 use super::slack::held;
 use lockcheck_model::redis::Reply;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What one planned step did.
 #[derive(Clone, Debug, Serialize)]
@@ -44,7 +44,7 @@ pub enum Observed {
 }
 
 /// The verdict of a run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
     Reproduced,
