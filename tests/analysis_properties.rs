@@ -151,6 +151,9 @@ fn client_spec(
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
         owner: None,
+        process: None,
+        thread: None,
+        lock_object: None,
     }
 }
 

@@ -22,7 +22,14 @@ fn witness(dir: &Path, scenario: &str) -> Value {
     for _ in 0..3 {
         let out = lockcheck(
             dir,
-            &["reproduce", "t.json", "--speed", "10", "--witness", "w.json"],
+            &[
+                "reproduce",
+                "t.json",
+                "--speed",
+                "10",
+                "--witness",
+                "w.json",
+            ],
         );
         if out.code == 1 {
             let text = std::fs::read_to_string(dir.join("w.json")).unwrap();
@@ -53,13 +60,21 @@ fn a_witness_is_drawn_beside_the_model_and_a_differing_reply_is_marked() {
     assert_eq!(j["differing_steps"], serde_json::json!([]));
     assert_eq!(j["trace_file"], "t.json");
     let page = std::fs::read_to_string(dir.join("real.html")).unwrap();
-    assert_eq!(page.matches("<svg").count(), 2, "the model's chart and the real one");
+    assert_eq!(
+        page.matches("<svg").count(),
+        2,
+        "the model's chart and the real one"
+    );
     assert!(page.contains(&format!(
         "on real Redis {} at x10",
         w["redis_version"].as_str().unwrap()
     )));
     let steps = w["runs"][0]["steps"].as_array().unwrap().len();
-    assert_eq!(page.matches("<tr><td>").count(), steps, "one table row per step");
+    assert_eq!(
+        page.matches("<tr><td>").count(),
+        steps,
+        "one table row per step"
+    );
     assert!(!page.contains("class=\"diverged\""));
 
     // The same witness with one reply that real Redis gave otherwise.

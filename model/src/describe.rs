@@ -120,6 +120,17 @@ pub fn msg(m: &Msg) -> String {
         Msg::NextToken => "next token?".to_string(),
         Msg::Token(t) => format!("token {t}"),
         Msg::AbortRound => "deadlock victim: abort".to_string(),
+        Msg::LockObject { key, token } => match token {
+            Some(t) => format!(
+                "lock object: token of {} is {}",
+                String::from_utf8_lossy(key),
+                String::from_utf8_lossy(t)
+            ),
+            None => format!(
+                "lock object: token of {} cleared",
+                String::from_utf8_lossy(key)
+            ),
+        },
     }
 }
 

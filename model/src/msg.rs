@@ -66,6 +66,12 @@ pub enum Msg {
     Token(u64),
     /// A deadlock detector to its victim: stop believing, release your locks, end the round.
     AbortRound,
+    /// Thread to thread of one process sharing a lock object (redis-py's
+    /// `thread_local=False`): the object now holds `token` for `key` (`None`: cleared).
+    LockObject {
+        key: Vec<u8>,
+        token: Option<Vec<u8>>,
+    },
     /// Sentinel to Sentinel (`SENTINEL is-master-down-by-addr`): is `master` down? With
     /// `candidate`, the sender also asks for a vote in `epoch`.
     IsMasterDown {

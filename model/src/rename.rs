@@ -28,6 +28,9 @@ pub fn renamed(process: &Process, r: &Renaming) -> Result<Process, String> {
             replica_of: node.replica_of.map(|m| r.of(m)),
             ..node.clone()
         }),
+        Process::Client(client) if !client.workload.lock_object_peers.is_empty() => {
+            return unsupported("thread sharing a lock object")
+        }
         Process::Client(client) => Process::Client(renamed_client(client, r)),
         Process::Account(_) | Process::Tokens(_) => process.clone(),
         Process::Sentinel(_) => return unsupported("Sentinel"),

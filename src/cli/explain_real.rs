@@ -2,9 +2,9 @@
 //! run and the same run on real Redis (moved to the instants the replayer acted, each reply
 //! that differed marked), with the step table under them.
 
-use super::loaded::load_run;
 use super::args::{ExplainArgs, Format};
 use super::error::CliError;
+use super::loaded::load_run;
 use lockcheck::report::explained;
 use lockcheck::report::real_run::real_chart;
 use lockcheck::report::swimlane::Chart;

@@ -2,9 +2,11 @@
 //! delivery delivers (and which step chose a long delay for it), which step set the timer a
 //! firing fires, and, per process, what each step changed of the state the lock's story
 //! reads there (each lock key and the role of a Redis node, the master a Sentinel names,
-//! an account, a token counter).
+//! an account, a token counter, the token a client's shared lock object holds).
 
 use crate::oracles::{RedisAction, RedisState, RedisWorld};
+use lockcheck_model::lock::client::ObjectToken;
+use lockcheck_model::msg::Msg;
 use lockcheck_model::node::Role;
 use lockcheck_model::process::ProcessState;
 use lockcheck_model::redis::keyspace::KeyEntry;
@@ -20,6 +22,8 @@ pub(crate) enum Part {
     Master,
     Account,
     Tokens,
+    /// The token a thread's shared lock object holds for the lock in this slot.
+    LockObject(usize),
 }
 
 /// The value of a [`Part`] in one state.
@@ -31,6 +35,7 @@ enum Value<'s> {
     Master(usize, u64),
     Account(&'s AccountState),
     Tokens(u64),
+    LockObject(&'s ObjectToken),
 }
 
 /// The parts of process `p` in `state` that the lock's story reads: lock keys not expired by
@@ -56,6 +61,12 @@ fn view<'s>(world: &RedisWorld, state: &'s RedisState, p: usize) -> Vec<(Part, V
         }
         Some(ProcessState::Account(a)) => out.push((Part::Account, Value::Account(a))),
         Some(ProcessState::Tokens(t)) => out.push((Part::Tokens, Value::Tokens(*t))),
+        Some(ProcessState::Client(c)) => out.extend(
+            c.object_tokens
+                .iter()
+                .enumerate()
+                .map(|(slot, t)| (Part::LockObject(slot), Value::LockObject(t))),
+        ),
         _ => {}
     }
     out
@@ -128,19 +139,30 @@ fn parts_of(
         }
     }
     // A node's step reads its role and the keys its command names; any other process's
-    // step reads all it has.
+    // step reads all it has, but for its lock object's token, which only a release reads
+    // (it presents the token and clears it; a message of another thread only writes it).
     let label = &path.steps[j].label;
     let named = |key: &[u8]| label.split_whitespace().any(|w| w.as_bytes() == key);
+    let told = matches!(action, WorldAction::Deliver { msg, .. } if matches!(**msg, Msg::LockObject { .. }));
+    let presents = |part: &Part| {
+        !told
+            && matches!(
+                value_of(&after, part),
+                Some(Value::LockObject(ObjectToken::Cleared))
+            )
+    };
     let mut reads: Vec<Part> = before
-        .into_iter()
-        .map(|(part, _)| part)
+        .iter()
+        .map(|(part, _)| part.clone())
         .filter(|part| match part {
             Part::Key(key) => named(key),
+            Part::LockObject(_) => false,
             _ => true,
         })
         .collect();
     for part in &changed {
-        if !reads.contains(part) {
+        let read = !matches!(part, Part::LockObject(_)) || presents(part);
+        if read && !reads.contains(part) {
             reads.push(part.clone());
         }
     }

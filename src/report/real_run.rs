@@ -144,6 +144,10 @@ mod tests {
             last = t.at(ms);
         }
         assert_eq!(t.at(5), 5, "before the first pin, time is the model's");
-        assert_eq!(t.at(40), 30, "a pin earlier than its predecessor is held at it");
+        assert_eq!(
+            t.at(40),
+            30,
+            "a pin earlier than its predecessor is held at it"
+        );
     }
 }

@@ -95,9 +95,8 @@ pub fn read(file: &str) -> Result<Option<WitnessFile>, InputError> {
             .in_file(file)
         });
     }
-    let w: WitnessFile = serde_json::from_value(value).map_err(|e| {
-        InputError::new(format!("not a complete witness file: {e}")).in_file(file)
-    })?;
+    let w: WitnessFile = serde_json::from_value(value)
+        .map_err(|e| InputError::new(format!("not a complete witness file: {e}")).in_file(file))?;
     if w.runs.is_empty() {
         return Err(InputError {
             field: Some("runs".into()),

@@ -86,6 +86,7 @@ impl Scenario {
             processes.push(plain("tokens", Process::Tokens(TokenService)));
         }
         self.check_services()?;
+        self.check_threads()?;
         for (i, c) in self.clients.iter().enumerate() {
             let client = self.client(c, i, &names)?;
             let process = self.client_process(i, client, &names)?;
@@ -95,7 +96,7 @@ impl Scenario {
         let clients: Vec<&str> = self.clients.iter().map(|c| c.name.as_str()).collect();
         let (envelope, anchors) = self.faults.envelope(&names, &self.nodes, &clients)?;
         let world = World::new(self.name.clone(), processes)
-            .with_network(self.network(&names)?)
+            .with_network(self.with_in_process_links(self.network(&names)?, &names)?)
             .with_faults(envelope);
         let world = anchors
             .list
@@ -253,9 +254,10 @@ impl Scenario {
                 amount: w.amount,
                 checks_stop_event: w.checks_stop_event,
                 on_fail: w.on_fail.into(),
+                lock_object_peers: self.lock_object_peers(i, names)?,
             },
             fencing,
-            owner: c.owner.as_ref().unwrap_or(&c.name).as_bytes().to_vec(),
+            owner: super::threads::owner_of(c).into_bytes(),
         })
     }
 

@@ -67,6 +67,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_redisson_fair::all())
     .chain(super::builtin_steps::all())
     .chain(super::builtin_redis_py_timeout::all())
+    .chain(super::builtin_threads::all())
     .chain(super::builtin_redsync_set_nx::all())
     .collect()
 }

@@ -259,6 +259,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             request_timeout_ms: Some(1_000),
             fencing_counter: None,
             via_sentinel: true,
+            thread_local: true,
         };
         client(name, protocol, &[20_000], start)
     };

@@ -54,6 +54,7 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
         request_timeout_ms: Some(1_000),
         fencing_counter: None,
         via_sentinel: false,
+        thread_local: true,
     }
 }
 

@@ -106,6 +106,7 @@ pub fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
         request_timeout_ms: Some(2_000),
         fencing_counter: None,
         via_sentinel: false,
+        thread_local: true,
     }
 }
 
@@ -154,6 +155,9 @@ pub fn client(
         token_service_fencing: false,
         clock: ClockSpecDe::default(),
         owner: None,
+        process: None,
+        thread: None,
+        lock_object: None,
     }
 }
 

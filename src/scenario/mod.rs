@@ -28,6 +28,7 @@ pub(crate) mod builtin_schedules;
 pub(crate) mod builtin_seed_003_questions;
 pub(crate) mod builtin_sentinels;
 pub(crate) mod builtin_steps;
+pub(crate) mod builtin_threads;
 pub(crate) mod builtin_workloads;
 pub mod checks;
 pub mod detection;
@@ -45,6 +46,7 @@ pub(crate) mod set_path;
 mod steps;
 mod strict;
 pub(crate) mod suggest;
+mod threads;
 pub mod to_toml;
 pub mod vary;
 
@@ -247,10 +249,24 @@ pub struct ClientSpec {
     #[serde(default)]
     pub clock: ClockSpecDe,
     /// The identity the lock records as its holder (Redisson: the `uuid` of
-    /// `uuid:thread-id`). Clients with the same owner share it, as two tasks on one thread of
-    /// one process do. Default: the client's name, one identity per client.
+    /// `uuid:thread-id`, or the whole field when it holds a colon). Clients with the same
+    /// owner share it, as two tasks on one thread of one process do. Default: the client's
+    /// name, one identity per client, or for Redisson `process:thread` (see `threads.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// The process this client is a thread of: clients with the same `process` are threads
+    /// of one program (one Redisson instance, one redis-py module). Default: a process of
+    /// its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
+    /// Its thread within `process` (Redisson's `threadId`); two clients on one thread are
+    /// two tasks of one event loop or pooled executor. Default: the client's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// The lock object it uses (redis-py's `Lock`): threads of one process that name the same
+    /// object share its token when the protocol's `thread_local` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_object: Option<String>,
 }
 
 /// What a client does.

@@ -66,6 +66,11 @@ pub enum ProtocolSpec {
         /// guess for a release that found no holder).
         #[serde(default)]
         via_sentinel: bool,
+        /// Whether the lock object keeps its token in thread-local storage (redis-py's
+        /// `thread_local`, true by default); false: threads that share the object (the
+        /// clients' `lock_object`) share its token.
+        #[serde(default = "yes", skip_serializing_if = "is_yes")]
+        thread_local: bool,
     },
     /// Redlock over several masters: seed 000's sequential attempt (or the Redis
     /// documentation's multiplexed one, or seed 000's local-first optimisation), validity
@@ -267,6 +272,14 @@ fn redisson() -> Redisson {
 fn at_deadline() -> GiveUpCheck {
     single_node().give_up_check
 }
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(v: &bool) -> bool {
+    *v
+}
+
 fn is_at_deadline(check: &GiveUpCheck) -> bool {
     *check == at_deadline()
 }

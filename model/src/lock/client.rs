@@ -18,7 +18,10 @@ use lockcheck_sim::world::{Actor, LocalNow, ProcessId};
 use lockcheck_sim::FpHasher;
 use std::hash::{Hash, Hasher};
 
+mod lock_object;
 mod rounds;
+
+pub use lock_object::ObjectToken;
 
 /// What the business code does.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -40,6 +43,9 @@ pub struct Workload {
     pub checks_stop_event: bool,
     /// What it does when it fails to get a lock.
     pub on_fail: OnFail,
+    /// The other threads of this client's process that share its lock object without
+    /// thread-local storage (see `client::lock_object`); empty: the object is its own.
+    pub lock_object_peers: Vec<ProcessId>,
 }
 
 /// As derived, `on_fail` only when it is not the default and `steps` only when listed: the
@@ -60,6 +66,9 @@ impl std::fmt::Debug for Workload {
         }
         if let Steps::Listed(rounds) = &self.steps {
             d.field("steps", rounds);
+        }
+        if !self.lock_object_peers.is_empty() {
+            d.field("lock_object_peers", &self.lock_object_peers);
         }
         d.finish()
     }
@@ -129,6 +138,9 @@ pub struct ClientState {
     pub stop_event: bool,
     /// Rounds that gave up acquiring.
     pub gave_up: u32,
+    /// Per slot, the token its lock object holds, when threads share the object (else
+    /// empty: the client's own).
+    pub object_tokens: Vec<ObjectToken>,
 }
 
 impl LockClient {
@@ -214,6 +226,7 @@ impl Actor for LockClient {
             read: None,
             stop_event: false,
             gave_up: 0,
+            object_tokens: self.initial_object_tokens(),
         }
     }
 
@@ -252,6 +265,7 @@ impl Actor for LockClient {
                 self.on_token(state, token, ctx)
             }
             Msg::ResourceReply(reply) => self.on_resource(state, reply, ctx),
+            Msg::LockObject { key, token } => self.on_lock_object(state, &key, token),
             other => {
                 // Anything else belongs to the engine of the lock being worked on.
                 let i = match state.phase {
@@ -284,6 +298,10 @@ impl Actor for LockClient {
 
     fn hash_state(&self, state: &ClientState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.round, &state.service_token, &state.read).hash(h);
+        // Empty unless threads share a lock object, so other worlds hash as they did.
+        if self.shares_lock_object() {
+            state.object_tokens.hash(h);
+        }
         self.hash_position(state, h);
         self.hash_common(state, now, h, |e, now, h| {
             self.protocol.hash_state(e, now, h)
@@ -293,7 +311,8 @@ impl Actor for LockClient {
     /// Done, a client never starts another round, so what it read and the token it was
     /// given are dead: only a round's steps read them, and none runs again (the work timer
     /// is set in `Working` and fired before the step after it; a start timer finds the
-    /// rounds over). Its engines are hashed as finished engines.
+    /// rounds over), and so is what its lock object holds. Its engines are hashed as
+    /// finished engines.
     fn has_dead_values(&self, state: &ClientState) -> bool {
         state.phase == Phase::Done
     }

@@ -121,6 +121,11 @@ pub struct LockIo<'a> {
     pub key: &'a [u8],
     /// The value identifying this client as the holder (unique per client).
     pub owner: &'a [u8],
+    /// The token the client's lock object holds for this lock, which a release or an
+    /// extension presents: the owner, unless threads share the object without thread-local
+    /// storage (redis-py's `thread_local=False`; see [`super::lock_object`]). `None`: a
+    /// release cleared it, and the object raises before sending anything.
+    pub token: Option<&'a [u8]>,
     /// For an acquire being started, the business code's bound on the wait (`tryLock(T)`,
     /// `blocking_timeout`), which replaces the protocol's own acquire timeout; `None`
     /// otherwise.
@@ -191,8 +196,9 @@ pub trait Engine: Clone + Debug + Hash + Eq {
     /// Start acquiring (the client is not holding it).
     fn acquire(&self, state: &mut Self::State, io: &mut LockIo);
 
-    /// Start releasing (the client held it, or believes so).
-    fn release(&self, state: &mut Self::State, io: &mut LockIo);
+    /// Start releasing (the client held it, or believes so); `Released` now when there is
+    /// nothing to send (a lock object whose token another thread's release cleared).
+    fn release(&self, state: &mut Self::State, io: &mut LockIo) -> Option<LockEvent>;
 
     /// Extend the lock the client holds, as the business code asks (`extend L`): an
     /// `Extended` or `NotExtended` event, now or later. The default has no extension.

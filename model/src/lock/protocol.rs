@@ -50,7 +50,7 @@ impl Protocol {
         with_engine!(self, state, |e, s| e.acquire(s, io))
     }
 
-    pub fn release(&self, state: &mut EngineState, io: &mut LockIo) {
+    pub fn release(&self, state: &mut EngineState, io: &mut LockIo) -> Option<LockEvent> {
         with_engine!(self, state, |e, s| e.release(s, io))
     }
 

@@ -241,8 +241,12 @@ impl Redisson {
         self
     }
 
-    /// The hash field of the client `owner`: `<uuid>:<threadId>`.
+    /// The hash field of the client `owner`: `<uuid>:<threadId>`; an owner that holds a
+    /// colon is the whole field already (a thread of a named process: `process:thread`).
     pub fn field(owner: &[u8]) -> Vec<u8> {
+        if owner.contains(&b':') {
+            return owner.to_vec();
+        }
         [owner, b":", THREAD_ID].concat()
     }
 
@@ -503,10 +507,11 @@ impl Engine for Redisson {
         }
     }
 
-    fn release(&self, state: &mut RedissonState, io: &mut LockIo) {
+    fn release(&self, state: &mut RedissonState, io: &mut LockIo) -> Option<LockEvent> {
         self.leave_loop(state, RedissonPhase::Idle, io);
         let tag = self.send_release(state, io);
         state.phase = RedissonPhase::Releasing { tag };
+        None
     }
 
     fn on_reply(

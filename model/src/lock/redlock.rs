@@ -455,7 +455,7 @@ impl Engine for Redlock {
 
     /// Stops the watchdog and deletes the key on every node (owner-checked), as the
     /// dispatch asks them; `Released` once every node answered or timed out.
-    fn release(&self, state: &mut RedlockState, io: &mut LockIo) {
+    fn release(&self, state: &mut RedlockState, io: &mut LockIo) -> Option<LockEvent> {
         let armed = Self::armed(state);
         self.keeping_timer(state, armed, io, |state, io| {
             self.stop_watch(state, io);
@@ -463,7 +463,8 @@ impl Engine for Redlock {
             io.cancel_timer(LockTimer::AcquireDeadline);
             let sweep = self.begin(&mut state.parities, Kind::Release, io);
             state.phase = Phase::Releasing { sweep };
-        })
+        });
+        None
     }
 
     fn extend(

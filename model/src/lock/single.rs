@@ -284,7 +284,7 @@ impl Engine for SingleNode {
         self.attempt(state, ACQUIRE_TAGS[0], Tries::default(), io);
     }
 
-    fn release(&self, state: &mut SingleState, io: &mut LockIo) {
+    fn release(&self, state: &mut SingleState, io: &mut LockIo) -> Option<LockEvent> {
         // Released while still acquiring (a detector's abort): the acquisition's timers
         // would fire into `Releasing` and do nothing, so they go now.
         if let SingleState::Discovering { tag, .. } | SingleState::Acquiring { tag, .. } = *state {
@@ -298,11 +298,17 @@ impl Engine for SingleNode {
             SingleState::Holding { node } | SingleState::Extending { node } => node,
             _ => self.node,
         };
+        // A lock object whose token another thread's release cleared raises `LockError`
+        // ("Cannot release an unlocked lock") before sending anything.
+        let Some(token) = io.token else {
+            *state = SingleState::Idle;
+            return Some(LockEvent::Released);
+        };
         *state = SingleState::Releasing;
         let command = match self.release {
             Release::OwnerChecked => Command::Script(LockScript::CompareAndDelete {
                 key: io.key.to_vec(),
-                token: io.owner.to_vec(),
+                token: token.to_vec(),
             }),
             Release::PlainDel => Command::Del {
                 keys: vec![io.key.to_vec()],
@@ -310,6 +316,7 @@ impl Engine for SingleNode {
         };
         io.request(node, RELEASE_TAG, command);
         self.time_request(RELEASE_TAG, io);
+        None
     }
 
     fn on_reply(
@@ -372,7 +379,11 @@ impl Engine for SingleNode {
         let Some(ttl_ms) = self.ttl_ms else {
             return Some(LockEvent::NotExtended);
         };
-        let (key, token) = (io.key.to_vec(), io.owner.to_vec());
+        // Nor can it extend a lock object whose token a release cleared.
+        let Some(token) = io.token else {
+            return Some(LockEvent::NotExtended);
+        };
+        let (key, token) = (io.key.to_vec(), token.to_vec());
         let script = match how {
             Extension::Ttl => LockScript::CompareAndPexpire {
                 key,

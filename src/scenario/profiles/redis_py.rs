@@ -57,5 +57,6 @@ fn defaults() -> ProtocolSpec {
         request_timeout_ms: None,
         fencing_counter: None,
         via_sentinel: false,
+        thread_local: true,
     }
 }

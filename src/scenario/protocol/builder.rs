@@ -263,6 +263,7 @@ impl Builder<'_> {
             request_timeout_ms,
             fencing_counter,
             via_sentinel,
+            thread_local: _,
         } = p
         else {
             unreachable!("Builder::build hands single-node specs only to Builder::single_node")

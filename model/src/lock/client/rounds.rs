@@ -37,6 +37,7 @@ impl LockClient {
             lock,
             key: &self.workload.locks[lock as usize],
             owner: &self.owner,
+            token: Some(&self.owner),
             within_ms: None,
         }
     }
@@ -77,6 +78,7 @@ impl LockClient {
             At::Extend { slot, how } => {
                 state.phase = Phase::Extending(slot);
                 let mut io = self.io(ctx, slot);
+                io.token = self.object_token(&state.object_tokens, slot);
                 let engine = &mut state.engines[slot as usize];
                 if let Some(event) = self.protocol.extend(engine, how, &mut io) {
                     self.on_event(state, slot, event, ctx);
@@ -146,8 +148,18 @@ impl LockClient {
     fn release(&self, state: &mut ClientState, slot: u8, ctx: &mut RedisContext) {
         state.phase = Phase::Releasing(slot);
         let mut io = self.io(ctx, slot);
-        self.protocol
+        let token = self.object_token(&state.object_tokens, slot);
+        io.token = token;
+        let presented = token.is_some();
+        let event = self
+            .protocol
             .release(&mut state.engines[slot as usize], &mut io);
+        if presented {
+            self.clear_object_token(state, slot, ctx);
+        }
+        if let Some(event) = event {
+            self.on_event(state, slot, event, ctx);
+        }
     }
 
     fn round_over(&self, state: &mut ClientState, ctx: &mut RedisContext) {
@@ -250,6 +262,7 @@ impl LockClient {
             (LockEvent::Acquired { valid_until, token }, Phase::Acquiring(j)) if i == j => {
                 state.held[i as usize] = Some(Held { valid_until, token });
                 state.service_token = None;
+                self.store_object_token(state, i, ctx);
                 self.run(state, next, ctx);
             }
             (LockEvent::Acquired { valid_until, .. }, _) => {
