@@ -1,4 +1,5 @@
-//! Clients may share an owner identity (`owner`): Redisson's re-entrant acquire then lets a
+//! Clients may share a holder identity (Redisson's `uuid:threadId`: two tasks on one
+//! `thread` of one `process`, or one `owner`): Redisson's re-entrant acquire then lets a
 //! second task take a lock the first holds. The default stays one identity per client, and a
 //! bad owner is refused naming the file, line and field.
 
@@ -40,8 +41,13 @@ fn the_example_file_is_the_built_in() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.contains("verdict: VIOLATION of me-lock"));
     assert!(out.stdout.contains("matches expectation"), "{}", out.stdout);
-    // Without the owner lines each task is its own owner: safe.
-    let text = example().replace("owner = \"app-1\"\n", "");
+    // task-b on a thread of its own: a holder of its own, safe.
+    let text = example().replacen(
+        "process = \"app-1\"\nthread = \"pool-1\"\n",
+        "process = \"app-1\"\nthread = \"pool-2\"\n",
+        1,
+    );
+    assert_ne!(text, example(), "task-b's thread line moved");
     std::fs::write(dir.join("own.toml"), text).unwrap();
     let out = lockcheck_within(&dir, &["check", "own.toml"], LIMIT);
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -54,7 +60,7 @@ fn the_example_file_is_the_built_in() {
 fn an_empty_owner_is_refused_with_file_line_and_field() {
     let dir = workdir("owner-empty");
     let text = example().replacen(
-        "owner = \"app-1\"                 # the identity",
+        "thread = \"pool-1\"               # the thread",
         "owner = \"  \"                    # the identity",
         1,
     );
@@ -63,7 +69,7 @@ fn an_empty_owner_is_refused_with_file_line_and_field() {
     assert_bad_input(
         &out,
         &[
-            "bad.toml:19:",
+            "bad.toml:21:",
             "field `clients[0].owner`",
             "an owner identity cannot be empty",
         ],
@@ -73,10 +79,10 @@ fn an_empty_owner_is_refused_with_file_line_and_field() {
 #[test]
 fn an_owner_that_is_not_text_is_refused_with_its_field() {
     let dir = workdir("owner-number");
-    let text = example().replacen("owner = \"app-1\"", "owner = 7", 1);
+    let text = example().replacen("thread = \"pool-1\"", "owner = 7", 1);
     std::fs::write(dir.join("bad.toml"), text).unwrap();
     let out = lockcheck_within(&dir, &["check", "bad.toml"], LIMIT);
-    assert_bad_input(&out, &["bad.toml:19:", "clients[0].owner", "string"]);
+    assert_bad_input(&out, &["bad.toml:21:", "clients[0].owner", "string"]);
 }
 
 #[test]

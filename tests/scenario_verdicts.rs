@@ -46,6 +46,11 @@ const PINNED: &[(&str, Option<&str>)] = &[
         Some("detector-false-positive"),
     ),
     ("redis-py-no-timeout-holder-dies", Some("liveness")),
+    (
+        "redis-py-shared-token-releases-another-thread-s-lock",
+        Some("me-resource"),
+    ),
+    ("redis-py-thread-local-token-keeps-the-lock", None),
     ("redis-py-timeout-holder-dies", None),
     ("redisson-fair-lock-dead-waiter", Some("progress")),
     ("redisson-fair-lock-first-come-first-served", None),

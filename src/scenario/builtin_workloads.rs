@@ -1,5 +1,5 @@
-//! Built-in scenarios of what the business code does with its locks: owner identities
-//! shared between tasks.
+//! Built-in scenarios of what the business code does with its locks: holder identities
+//! shared between tasks of one thread.
 
 use super::kit::{base, client, node};
 use super::*;
@@ -10,12 +10,14 @@ pub fn all() -> Vec<Scenario> {
 }
 
 /// Two tasks of one Redisson process run on the same thread (an event loop, a pooled
-/// executor), so both present the owner `uuid:thread-id`. Redisson's lock is re-entrant: the
-/// acquire script finds the field of the owner already there and raises its hold count, so
-/// the second task "acquires" the lock the first holds. No fault is needed: two holders.
+/// executor), so both present the owner `uuid:threadId` (`app-1:pool-1`). Redisson's lock
+/// is re-entrant: the acquire script finds the field of the owner already there and raises
+/// its hold count, so the second task "acquires" the lock the first holds. No fault is
+/// needed: two holders.
 pub fn redisson_shared_thread() -> Scenario {
     let task = |name: &str, start| ClientSpec {
-        owner: Some("app-1".into()),
+        process: Some("app-1".into()),
+        thread: Some("pool-1".into()),
         ..client(name, ProtocolSpec::redisson_lock("redis"), &[5_000], start)
     };
     Scenario {
@@ -31,13 +33,14 @@ pub fn redisson_shared_thread() -> Scenario {
     }
 }
 
-/// The same two tasks, each with an owner of its own (the default): the second waits.
+/// The same two tasks on threads of their own (`app-1:pool-1` and `app-1:pool-2`): the
+/// second waits.
 pub fn redisson_own_threads() -> Scenario {
     let mut s = redisson_shared_thread();
     s.name = "redisson-own-threads".into();
     s.description =
-        "the same two tasks with an owner identity each (the default): the second waits for the first, one holder at a time".into();
-    s.clients.iter_mut().for_each(|c| c.owner = None);
+        "the same two tasks on a thread each (owners app-1:pool-1 and app-1:pool-2): the second waits for the first, one holder at a time".into();
+    s.clients[1].thread = Some("pool-2".into());
     s.expect = ExpectedVerdict::Safe;
     s
 }

@@ -21,9 +21,17 @@
 //! - `release` (248-265): the compare-and-delete script (`LUA_RELEASE_SCRIPT`, 27-34);
 //!   `LockNotOwnedError` when the key is gone or someone else's.
 //! - No request timeout: without `socket_timeout`, a command waits for its answer.
-//! - With `thread_local=True` the token lives in `threading.local`: only the thread that
-//!   acquired can release or extend. `thread_local=False` shares it among the threads
-//!   that use the object: give those clients one `owner`.
+//! - `thread_local=True` (`thread_local = true`, the default) keeps the token in
+//!   `threading.local` (`__init__`): only the thread that acquired can release or extend.
+//!   `thread_local=False` keeps it in a `SimpleNamespace` shared by the threads that use
+//!   the object (clients of one `process` with one `lock_object`): `acquire` stores its
+//!   token there on success, `release` reads it, raises `LockError` when there is none and
+//!   clears it before sending the delete, and `extend` reads it (raising when there is
+//!   none). So a thread whose key expired releases the lock of the thread that took it
+//!   through the same object (the timeline in `__init__`'s docstring). The model clears
+//!   the token before the delete whatever its answer, as v4.3.4 to v8.1 do; v8.2 keeps it
+//!   after a failed release, which only a shared object could tell (another thread's
+//!   release would present it again): not modelled.
 //!
 //! - `extend(t, replace_ttl)` and `reacquire()` are the caller's to call: the workload steps
 //!   `extend L by D`, `extend L to D` and `extend L` (`LUA_EXTEND_SCRIPT`, which adds to the

@@ -6,6 +6,11 @@
 //! no lease and no wait time are the defaults; `lease_ms` and `wait_ms` are
 //! `lock(leaseTime)` and `tryLock(waitTime, ...)`.
 //!
+//! The holder is `getLockName(threadId)`, `id + ":" + threadId` (`RedissonBaseLock.java`,
+//! `id` the connection manager's UUID): clients with a `process` present
+//! `process:thread`, so two tasks on one `thread` of one process are one holder, for whom
+//! the lock is re-entrant, and threads of their own are holders of their own.
+//!
 //! The 3.17 profile covers 3.17.2 to 3.17.7: 3.17.0 and 3.17.1 count a thread's watchdog
 //! entry wrongly (fixed in 3.17.2, 6ca90567c). The 3.44 profile is 3.44.x, where the
 //! renewal error no longer stops the watchdog (597d604a3, `RenewalTask.run`).
