@@ -179,3 +179,31 @@ fn redisson_s_holder_is_the_process_and_the_thread() {
     let own = builtin::by_name("redisson-own-threads").unwrap();
     assert_eq!(check(&own, Mode::Exhaustive).unwrap().violated(), None);
 }
+
+#[test]
+fn the_why_block_tells_the_token_story() {
+    let dir = workdir("threads-why");
+    let out = lockcheck_within(
+        &dir,
+        &[
+            "check",
+            "redis-py-shared-token-releases-another-thread-s-lock",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let why = out.stdout.split("why (").nth(1).expect("a why block");
+    let why = why.split("\n\n").next().unwrap();
+    assert!(
+        why.contains("deliver thread-2 -> thread-1: lock object: token of job_lock is thread-2"),
+        "{why}"
+    );
+    assert!(
+        !why.contains("token of job_lock is thread-1"),
+        "a token nobody presented is no cause: {why}"
+    );
+    assert!(
+        why.contains("thread-1's release at t=6.003 s presented thread-2's token and deleted thread-2's key job_lock on redis: thread-1 and thread-2 share one lock object"),
+        "{why}"
+    );
+}

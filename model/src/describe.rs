@@ -120,17 +120,18 @@ pub fn msg(m: &Msg) -> String {
         Msg::NextToken => "next token?".to_string(),
         Msg::Token(t) => format!("token {t}"),
         Msg::AbortRound => "deadlock victim: abort".to_string(),
-        Msg::LockObject { key, token } => match token {
-            Some(t) => format!(
-                "lock object: token of {} is {}",
-                String::from_utf8_lossy(key),
-                String::from_utf8_lossy(t)
-            ),
-            None => format!(
-                "lock object: token of {} cleared",
-                String::from_utf8_lossy(key)
-            ),
-        },
+        Msg::LockObject { key, token } => lock_object_text(key, token.as_deref()),
+    }
+}
+
+fn lock_object_text(key: &[u8], token: Option<&[u8]>) -> String {
+    let key = String::from_utf8_lossy(key);
+    match token {
+        Some(t) => format!(
+            "lock object: token of {key} is {}",
+            String::from_utf8_lossy(t)
+        ),
+        None => format!("lock object: token of {key} cleared"),
     }
 }
 

@@ -5,17 +5,13 @@ use super::loaded::{load_run, Loaded};
 use super::words::{meaning_of, plural, stem};
 use super::{CliError, ExplainArgs, Format, Output, EXIT_OK};
 use lockcheck::report::{explained, timeline};
+use lockcheck::reproduce::witness_file::WitnessFile;
 use serde_json::json;
 use std::path::PathBuf;
 
 pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
     if let Some(w) = lockcheck::reproduce::witness_file::read(&a.trace)? {
-        let (text, json) = super::explain_real::explain_witness(a, &w)?;
-        return Ok(Output {
-            text,
-            json,
-            code: EXIT_OK,
-        });
+        return explain_witness_file(a, &w);
     }
     let Loaded {
         saved, world, path, ..
@@ -76,6 +72,21 @@ pub(super) fn cmd_explain(a: &ExplainArgs) -> Result<Output, CliError> {
     Ok(Output {
         text,
         json: j,
+        code: EXIT_OK,
+    })
+}
+
+/// A reproduction's witness file: the model's run and the real one (see `explain_real`).
+fn explain_witness_file(a: &ExplainArgs, w: &WitnessFile) -> Result<Output, CliError> {
+    let svg = a.format == Some(Format::Svg)
+        || a.output
+            .as_ref()
+            .is_some_and(|o| o.extension().is_some_and(|e| e == "svg"));
+    let d = super::explain_real::explain_witness(&a.trace, a.output.clone(), svg, w)?;
+    lockcheck::atomic_write::write_whole(&d.out, d.doc).map_err(|e| CliError::write(&d.out, &e))?;
+    Ok(Output {
+        text: d.text,
+        json: d.json,
         code: EXIT_OK,
     })
 }

@@ -2,24 +2,34 @@
 //! run and the same run on real Redis (moved to the instants the replayer acted, each reply
 //! that differed marked), with the step table under them.
 
-use super::args::{ExplainArgs, Format};
-use super::error::CliError;
 use super::loaded::load_run;
 use lockcheck::report::explained;
 use lockcheck::report::real_run::real_chart;
 use lockcheck::report::swimlane::Chart;
 use lockcheck::reproduce::report::verdict_line;
 use lockcheck::reproduce::witness_file::{WitnessFile, WitnessRun};
+use lockcheck::InputError;
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// Writes the page (or, as SVG, the real run's chart); returns the text and JSON to print.
+/// What `explain` makes of a witness file: the document to write where, and what to print.
+pub(super) struct Drawn {
+    pub out: PathBuf,
+    pub doc: String,
+    pub text: String,
+    pub json: Value,
+}
+
+/// The page of witness file `file` (or, `svg`, the real run's chart), to be written to
+/// `output` (default: beside the witness file).
 pub(super) fn explain_witness(
-    a: &ExplainArgs,
+    file: &str,
+    output: Option<PathBuf>,
+    svg: bool,
     w: &WitnessFile,
-) -> Result<(String, Value), CliError> {
-    let trace = w.trace_path(&a.trace);
+) -> Result<Drawn, InputError> {
+    let trace = w.trace_path(file);
     let loaded = load_run(&trace, None)?;
     let violated = loaded.saved.trace.property.as_deref();
     let (model, _) = explained::chart(
@@ -40,14 +50,10 @@ pub(super) fn explain_witness(
         ),
         format!("{run_name}: {}", verdict_line(&run.verdict).trim_end()),
     );
-    let svg = a.format == Some(Format::Svg)
-        || a.output
-            .as_ref()
-            .is_some_and(|o| o.extension().is_some_and(|e| e == "svg"));
-    let out = a.output.clone().unwrap_or_else(|| {
+    let out = output.unwrap_or_else(|| {
         PathBuf::from(format!(
             "{}.{}",
-            a.trace.trim_end_matches(".json"),
+            file.trim_end_matches(".json"),
             if svg { "svg" } else { "html" }
         ))
     });
@@ -56,13 +62,7 @@ pub(super) fn explain_witness(
     } else {
         page(w, &model, &real, run, &run_name)
     };
-    lockcheck::atomic_write::write_whole(&out, doc).map_err(|e| CliError::write(&out, &e))?;
-    let differing: Vec<usize> = run
-        .steps
-        .iter()
-        .filter(|s| s.agrees == Some(false))
-        .map(|s| s.step)
-        .collect();
+    let differing = differing_steps(run);
     let text = format!(
         "wrote {} (the model's run and real Redis {} at x{}, {run_name}: {}; {} of {} replies differ)\n",
         out.display(),
@@ -74,7 +74,7 @@ pub(super) fn explain_witness(
     );
     let j = json!({
         "command": "explain",
-        "witness_file": a.trace,
+        "witness_file": file,
         "trace_file": trace,
         "output": out.display().to_string(),
         "format": if svg { "svg" } else { "html" },
@@ -85,7 +85,21 @@ pub(super) fn explain_witness(
         "verdict": run.verdict.headline(),
         "differing_steps": differing,
     });
-    Ok((text, j))
+    Ok(Drawn {
+        out,
+        doc,
+        text,
+        json: j,
+    })
+}
+
+/// The steps whose real reply differed from the model's.
+fn differing_steps(run: &WitnessRun) -> Vec<usize> {
+    run.steps
+        .iter()
+        .filter(|s| s.agrees == Some(false))
+        .map(|s| s.step)
+        .collect()
 }
 
 /// Both charts and the step table on one self-contained page.

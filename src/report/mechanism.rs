@@ -3,7 +3,7 @@
 //! (Redisson up to 3.43), a key that expired early on a node whose clock jumped, a validity
 //! computed from a client clock that stepped, a plain `DEL` of another owner's key, a lease
 //! that ran out during a pause, a failover that lost a write no replica had, a crash that
-//! lost a key.
+//! lost a key, an owner-checked delete that presented another thread's token.
 
 use super::causal::{renewal_failed_at, sender, Slice};
 use super::causal_links::{holds_key, Part};
@@ -71,6 +71,7 @@ pub(crate) fn mechanisms(
     let mut out = Vec::new();
     out.extend(watchdog_stopped(world, path, slice, &taken));
     out.extend(plain_del(world, path, &taken));
+    out.extend(foreign_token_delete(world, path, &taken));
     out.extend(lease_during_pause(world, path, slice, &taken));
     out.extend(clock_steps(world, path, slice, &taken));
     out.extend(failover(world, path, slice));
@@ -160,6 +161,39 @@ fn plain_del(world: &RedisWorld, path: &Path<RedisWorld>, taken: &[Takeover]) ->
                 key = key_text(&t.key),
                 writer = name(world, t.writer),
                 node = name(world, t.node)
+            )
+        })
+        .collect()
+}
+
+/// An owner-checked delete that removed another client's key: it presented that client's
+/// token, which only a lock object shared by threads (redis-py's `thread_local=False`) hands
+/// over.
+fn foreign_token_delete(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    taken: &[Takeover],
+) -> Vec<String> {
+    taken
+        .iter()
+        .filter(|t| {
+            path.steps[t.step].label.contains("compare-and-delete")
+                && !holds_key(world, &path.states[t.step + 1], t.node, &t.key)
+        })
+        .map(|t| {
+            let (by, writer) = (name(world, t.by), name(world, t.writer));
+            let shared = oracles::clients(world)
+                .any(|(q, c)| q == t.by && c.workload.lock_object_peers.contains(&t.writer));
+            let how = if shared {
+                format!(": {by} and {writer} share one lock object without thread-local storage, and {writer}'s acquire stored its token there")
+            } else {
+                String::new()
+            };
+            format!(
+                "{by}'s release at t={} presented {writer}'s token and deleted {writer}'s key {} on {}{how}",
+                at(path, t.step),
+                key_text(&t.key),
+                name(world, t.node)
             )
         })
         .collect()

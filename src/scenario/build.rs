@@ -257,7 +257,7 @@ impl Scenario {
                 lock_object_peers: self.lock_object_peers(i, names)?,
             },
             fencing,
-            owner: super::threads::owner_of(c).into_bytes(),
+            owner: c.holder_identity().into_bytes(),
         })
     }
 

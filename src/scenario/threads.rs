@@ -14,16 +14,18 @@ use super::build::{error, Names, ScenarioError};
 use super::{ClientSpec, ProtocolSpec, Scenario};
 use lockcheck_sim::world::{LinkSpec, Network, ProcessId};
 
-/// The identity `c` records as a holder.
-pub(super) fn owner_of(c: &ClientSpec) -> String {
-    if let Some(owner) = &c.owner {
-        return owner.clone();
-    }
-    match (&c.process, c.protocol.resolved()) {
-        (Some(process), ProtocolSpec::Redisson { .. }) => {
-            format!("{process}:{}", c.thread.as_deref().unwrap_or(&c.name))
+impl ClientSpec {
+    /// The identity this client records as a holder.
+    pub fn holder_identity(&self) -> String {
+        if let Some(owner) = &self.owner {
+            return owner.clone();
         }
-        _ => c.name.clone(),
+        match (&self.process, self.protocol.resolved()) {
+            (Some(process), ProtocolSpec::Redisson { .. }) => {
+                format!("{process}:{}", self.thread.as_deref().unwrap_or(&self.name))
+            }
+            _ => self.name.clone(),
+        }
     }
 }
 
@@ -194,8 +196,11 @@ impl Scenario {
             return Ok(());
         }
         for (i, c) in self.clients.iter().enumerate() {
-            let owner = owner_of(c);
-            if let Some(d) = self.clients[..i].iter().find(|d| owner_of(d) == owner) {
+            let owner = c.holder_identity();
+            if let Some(d) = self.clients[..i]
+                .iter()
+                .find(|d| d.holder_identity() == owner)
+            {
                 return Err(error(
                     format!("clients[{i}].thread"),
                     format!("deadlock detection tells waiters apart by owner: `{}` and `{}` are one holder `{owner}`", d.name, c.name),

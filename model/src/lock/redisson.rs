@@ -32,6 +32,7 @@
 //! is told apart from the current one; the state holds no counter that grows without bound.
 
 mod fair;
+mod names;
 mod servers;
 mod watchdog;
 
@@ -239,20 +240,6 @@ impl Redisson {
     pub fn with_request_timeout_ms(mut self, timeout_ms: u64) -> Self {
         self.request_timeout_ms = timeout_ms;
         self
-    }
-
-    /// The hash field of the client `owner`: `<uuid>:<threadId>`; an owner that holds a
-    /// colon is the whole field already (a thread of a named process: `process:thread`).
-    pub fn field(owner: &[u8]) -> Vec<u8> {
-        if owner.contains(&b':') {
-            return owner.to_vec();
-        }
-        [owner, b":", THREAD_ID].concat()
-    }
-
-    /// The unlock channel of lock `key`: `redisson_lock__channel:{<key>}`.
-    pub fn channel(key: &[u8]) -> Vec<u8> {
-        [b"redisson_lock__channel:{", key, b"}"].concat()
     }
 
     /// `internalLockLeaseTime`: the lease the scripts set.
