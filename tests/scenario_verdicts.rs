@@ -47,6 +47,10 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ),
     ("redis-py-no-timeout-holder-dies", Some("liveness")),
     (
+        "redis-py-renewer-thread-paused-with-its-process",
+        Some("me-resource"),
+    ),
+    (
         "redis-py-shared-token-releases-another-thread-s-lock",
         Some("me-resource"),
     ),

@@ -207,3 +207,44 @@ fn the_why_block_tells_the_token_story() {
         "{why}"
     );
 }
+
+#[test]
+fn a_pause_of_the_process_stops_its_renewer_thread_too() {
+    let s = builtin::by_name("redis-py-renewer-thread-paused-with-its-process").unwrap();
+    let checked = check(&s, Mode::Exhaustive).unwrap();
+    assert_eq!(checked.violated(), Some("me-resource"));
+    let (_, path) = checked.violations().into_iter().next().unwrap();
+    assert!(path
+        .steps
+        .iter()
+        .any(|st| st.label == "pause worker with renewer for 7000 ms"));
+
+    // Paused alone, the worker keeps its lock: the renewer renews it through the pause.
+    let mut world = s.build().unwrap();
+    assert_eq!(world.faults.shared_fate.len(), 1);
+    world.faults.shared_fate.clear();
+    let options = lockcheck::sim::Options {
+        stop: lockcheck::sim::Stop::Never,
+        ..lockcheck::sim::Options::default()
+    };
+    let report = lockcheck::sim::explore(
+        &world,
+        &mut lockcheck::sim::BreadthFirst::default(),
+        options,
+    );
+    assert!(report.first_violation().is_none(), "{report}");
+    assert!(report.is_exhaustive());
+
+    // Without a shared lock object, extending a lock the round does not hold is refused.
+    let mut lone = s.clone();
+    for c in 0..2 {
+        lone.clients[c].protocol = lone.clients[2].protocol.clone(); // thread_local = true
+    }
+    let e = lone.build().err().expect("refused");
+    assert_eq!(e.field, "clients[1].workload.steps[1]");
+    assert!(
+        e.message.contains("does not hold the lock here"),
+        "{}",
+        e.message
+    );
+}

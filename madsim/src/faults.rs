@@ -60,25 +60,35 @@ impl<A: HostedActor> Run<A> {
     fn inject(self: &Arc<Self>, r: &mut Record<A>, now: u64, fault: &ActionOf<A>) {
         self.world.move_time_to(&mut r.state, now);
         self.world.apply_fault(&mut r.state, fault);
+        // A pause or crash named on one process hits every process that shares its fate.
+        let fate = |p: ProcessId| -> Vec<ProcessId> {
+            std::iter::once(p)
+                .chain(self.world.faults.companions(p))
+                .collect()
+        };
         match *fault {
-            WorldAction::Pause { process: q, .. } => {
-                let until = r.state.procs[q].paused_until_ms;
-                let epoch = bump(r, q);
-                Handle::current().pause(self.node(q));
-                if let Some(until) = until {
-                    let at = self.instant(until);
-                    self.schedule(r, at, move |run| run.resume(q, epoch));
+            WorldAction::Pause { process, .. } => {
+                for q in fate(process) {
+                    let until = r.state.procs[q].paused_until_ms;
+                    let epoch = bump(r, q);
+                    Handle::current().pause(self.node(q));
+                    if let Some(until) = until {
+                        let at = self.instant(until);
+                        self.schedule(r, at, move |run| run.resume(q, epoch));
+                    }
                 }
             }
-            WorldAction::Crash { process: q, .. } => {
-                r.work[q] = 0;
-                let epoch = bump(r, q);
-                Handle::current().kill(self.node(q));
-                if let Some(t) = r.restart_at_ms(q) {
-                    // Restarted a little early, so that its endpoint is bound when it comes
-                    // up (madsim takes a moment to bind); it starts at `t` itself.
-                    let at = self.instant(t) - RESTART_LEAD;
-                    self.schedule(r, at, move |run| run.restart(q, epoch));
+            WorldAction::Crash { process, .. } => {
+                for q in fate(process) {
+                    r.work[q] = 0;
+                    let epoch = bump(r, q);
+                    Handle::current().kill(self.node(q));
+                    if let Some(t) = r.restart_at_ms(q) {
+                        // Restarted a little early, so that its endpoint is bound when it
+                        // comes up (madsim takes a moment to bind); it starts at `t` itself.
+                        let at = self.instant(t) - RESTART_LEAD;
+                        self.schedule(r, at, move |run| run.restart(q, epoch));
+                    }
                 }
             }
             WorldAction::Partition { index, .. } => {

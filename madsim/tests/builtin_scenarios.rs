@@ -135,6 +135,7 @@ breaks! {
     redisson_five_minute_job_watchdog_gc => "redisson-five-minute-job-watchdog-gc" violates "me-resource",
     redisson_five_minute_job_lease_crash => "redisson-five-minute-job-lease-crash" violates "liveness",
     redis_py_no_timeout_holder_dies => "redis-py-no-timeout-holder-dies" violates "liveness",
+    redis_py_renewer_thread_paused_with_its_process => "redis-py-renewer-thread-paused-with-its-process" violates "me-resource",
     redis_py_shared_token_releases_another_thread_s_lock => "redis-py-shared-token-releases-another-thread-s-lock" violates "me-resource",
     redisson_wait_longer_than_lease => "redisson-wait-longer-than-lease" violates "me-resource",
     seed_000_redlock_process_pause => "seed-000-redlock-process-pause" violates "me-lock",

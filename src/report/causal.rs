@@ -11,7 +11,7 @@
 //! clock step of a holder after its belief began. Earlier faults and routine steps that
 //! lead nowhere near the violation drop out.
 
-use super::causal_links::{key_parts, links, timer_setter, Part, StepLinks};
+use super::causal_links::{holds_key, key_parts, links, timer_setter, Part, StepLinks};
 use crate::oracles::{self, RedisState, RedisWorld};
 use lockcheck_model::process::ProcessState;
 use lockcheck_sim::world::WorldAction;
@@ -199,6 +199,33 @@ fn acquiring_steps(path: &Path<RedisWorld>, links: &[StepLinks], c: usize, k: us
         .collect()
 }
 
+/// Whether a lock key one of `writers` wrote in a step of the slice before the pause at
+/// step `f` stopped being held while they were paused (until `end`): the pause kept them
+/// from renewing it.
+fn lapsed_during(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    links: &[StepLinks],
+    in_slice: &[bool],
+    f: usize,
+    end: u64,
+    writers: &[usize],
+) -> bool {
+    (0..f).any(|k| {
+        let (Some(node), Some(from)) = (links[k].process, sender(path, k)) else {
+            return false;
+        };
+        in_slice[k]
+            && writers.contains(&from)
+            && links[k].changed.iter().any(|part| {
+                let Part::Key(key) = part else { return false };
+                (f + 1..in_slice.len()).any(|i| {
+                    path.states[i].now_ms <= end && !holds_key(world, &path.states[i], node, key)
+                })
+            })
+    })
+}
+
 /// Adds the faults whose effects reach a step of the slice; whether any was added.
 fn add_faults(
     world: &RedisWorld,
@@ -220,10 +247,16 @@ fn add_faults(
                 process,
                 duration_ms,
             } => {
+                // The pause stops `process` and every thread of its program.
                 let end = at(f) + duration_ms;
-                let still = path.states[upto].is_paused(process)
-                    && (0..f).any(|k| in_slice[k] && on(process, k));
-                still || later(&|k| on(process, k) && at(k) == end)
+                let members: Vec<usize> = std::iter::once(process)
+                    .chain(world.faults.companions(process))
+                    .collect();
+                members.iter().any(|&q| {
+                    let still =
+                        path.states[upto].is_paused(q) && (0..f).any(|k| in_slice[k] && on(q, k));
+                    still || later(&|k| on(q, k) && at(k) == end)
+                }) || lapsed_during(world, path, links, in_slice, f, end, &members)
             }
             WorldAction::Crash { process, .. } => {
                 let still = !path.states[upto].is_up(process)

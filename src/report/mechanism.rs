@@ -219,20 +219,28 @@ fn lease_during_pause(
             path.states[f + 1].now_ms,
             path.states[f + 1].now_ms + duration_ms,
         );
+        // The pause stops every thread of `process`'s program; a renewer among them counts.
+        let stopped: Vec<usize> = std::iter::once(process)
+            .chain(world.faults.companions(process))
+            .collect();
         for t in taken
             .iter()
-            .filter(|t| t.writer == process && t.written < f)
+            .filter(|t| stopped.contains(&t.writer) && t.written < f)
         {
             let gone = (f + 1..=t.step).find(|&i| {
                 path.states[i].now_ms <= to_ms && !holds_key(world, &path.states[i], t.node, &t.key)
             });
             let Some(i) = gone else { continue };
             out.push(format!(
-                "{p}'s lease on {key} ran out at t={} during its pause ({} to {}); {by} took the lock at t={}, and {p} went on as holder when it woke",
+                "{p}'s lease on {key} ran out at t={} during its pause ({} to {}){renewer}; {by} took the lock at t={}, and {p} went on as holder when it woke",
                 seconds(path.states[i].now_ms),
                 seconds(from_ms),
                 seconds(to_ms),
                 at(path, t.step),
+                renewer = match t.writer == process {
+                    true => String::new(),
+                    false => format!(", which stopped {} from renewing it too", name(world, t.writer)),
+                },
                 p = name(world, process),
                 key = key_text(&t.key),
                 by = name(world, t.by)

@@ -95,6 +95,7 @@ impl Scenario {
         processes.extend(self.detector_processes(&names)?);
         let clients: Vec<&str> = self.clients.iter().map(|c| c.name.as_str()).collect();
         let (envelope, anchors) = self.faults.envelope(&names, &self.nodes, &clients)?;
+        let envelope = self.with_shared_fates(envelope, &names)?;
         let world = World::new(self.name.clone(), processes)
             .with_network(self.with_in_process_links(self.network(&names)?, &names)?)
             .with_faults(envelope);
@@ -242,6 +243,17 @@ impl Scenario {
         };
         let protocol = self.protocol(&c.protocol, &field("protocol"), names)?;
         super::steps::check_extends(&plan, &protocol)?;
+        let lock_object_peers = self.lock_object_peers(i, names)?;
+        if let Some((at, step)) = plan
+            .first_unheld_extend
+            .as_ref()
+            .filter(|_| lock_object_peers.is_empty())
+        {
+            return Err(error(
+                at.as_str(),
+                format!("`{step}`: the round does not hold the lock here (only a thread sharing a `lock_object` with `thread_local = false` extends a lock another thread acquired)"),
+            ));
+        }
         Ok(LockClient {
             protocol,
             workload: Workload {
@@ -254,7 +266,7 @@ impl Scenario {
                 amount: w.amount,
                 checks_stop_event: w.checks_stop_event,
                 on_fail: w.on_fail.into(),
-                lock_object_peers: self.lock_object_peers(i, names)?,
+                lock_object_peers,
             },
             fencing,
             owner: c.holder_identity().into_bytes(),

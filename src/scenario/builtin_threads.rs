@@ -9,7 +9,7 @@
 //! a third client takes it while thread-2 is still working. Here the damage is a job debited
 //! twice.
 
-use super::kit::{account, base, node, stepper};
+use super::kit::{account, base, node, pause_at, stepper};
 use super::*;
 use serde_json::json;
 
@@ -86,9 +86,54 @@ pub fn redis_py_thread_local_token_keeps_the_lock() -> Scenario {
     }
 }
 
+/// A worker thread holds the lock for 12 s with a 5 s timeout while a renewer thread of
+/// the same process calls `reacquire()` every 2 s through the same `Lock` (which needs
+/// `thread_local=False`), and a client of another process waits for the lock. A GC pause
+/// of the worker's process at 3 s stops the renewer too: the key expires at 7 s, the other
+/// client takes it and debits the job, and the worker, resumed at 10 s, debits it again.
+/// Paused alone, the worker would be safe: its renewer would keep the key alive.
+pub fn redis_py_renewer_thread_paused_with_its_process() -> Scenario {
+    let redis_py = |thread_local: bool| {
+        ProtocolSpec::library(
+            "redis-py",
+            "8.2",
+            json!({ "node": "redis", "ttl_ms": 5_000, "thread_local": thread_local }),
+        )
+    };
+    let thread = |n: &str, steps: &[&str]| ClientSpec {
+        process: Some("app".into()),
+        lock_object: Some("job_lock".into()),
+        ..stepper(n, redis_py(false), 0, steps)
+    };
+    let renew = ["work 2s", "extend job_lock"].repeat(6);
+    Scenario {
+        name: "redis-py-renewer-thread-paused-with-its-process".into(),
+        description: "a renewer thread reacquires the worker's redis-py lock every 2 s through one Lock with thread_local=False; a 7 s GC pause of their process stops both, the key expires, another client takes the lock and debits the job, and the resumed worker debits it again".into(),
+        nodes: vec![node("redis")],
+        clients: vec![
+            thread("worker", &["acquire job_lock", "read", "work 12s", "debit", "release job_lock"]),
+            thread("renewer", &renew),
+            stepper(
+                "client-3",
+                redis_py(true),
+                1_000,
+                &["acquire job_lock", "read", "work 1s", "debit", "release job_lock"],
+            ),
+        ],
+        account: Some(account(false, false, false)),
+        faults: pause_at("worker", 7_000, 3_000),
+        oracles: vec![OracleSpec::MeResource],
+        expect: ExpectedVerdict::Violated {
+            oracle: "me-resource".into(),
+        },
+        ..base()
+    }
+}
+
 pub fn all() -> Vec<Scenario> {
     vec![
         redis_py_shared_token_releases_another_thread_s_lock(),
         redis_py_thread_local_token_keeps_the_lock(),
+        redis_py_renewer_thread_paused_with_its_process(),
     ]
 }

@@ -35,6 +35,8 @@ pub(super) struct Plan {
     pub first_extend: Option<String>,
     /// The field of the first `extend L by D` or `extend L to D` step, if any.
     pub first_timed_extend: Option<String>,
+    /// The field and text of the first `extend L` of a lock its round does not hold.
+    pub first_unheld_extend: Option<(String, String)>,
 }
 
 /// The step words, for error messages.
@@ -98,7 +100,12 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .iter()
         .flatten()
         .any(|s| matches!(s, WorkloadStep::Read | WorkloadStep::Debit));
+    let first_unheld_extend = slotted.unheld_extend.map(|(r, k)| {
+        let (list_field, list) = &lists[r];
+        (format!("{list_field}[{k}]"), list[k].clone())
+    });
     Ok(Plan {
+        first_unheld_extend,
         first_extend: first_extend(&lists, &named, false),
         first_timed_extend: first_extend(&lists, &named, true),
         locks: slotted.locks,
@@ -191,6 +198,7 @@ fn shorthand(w: &WorkloadSpec, field: &dyn Fn(&str) -> String) -> Result<Plan, S
         uses_account: w.uses_account,
         first_extend: None,
         first_timed_extend: None,
+        first_unheld_extend: None,
     })
 }
 

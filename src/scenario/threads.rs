@@ -8,11 +8,12 @@
 //! object is made with `thread_local=False`: then threads of one process that use the same
 //! `lock_object` share its token (`lockcheck_model::lock::client::ObjectToken`), and talk
 //! through memory: in-process links with no delay, which no partition may cut. Threads of
-//! one process read one clock. A pause or a crash still names one client (one thread).
+//! one process read one clock and share one fate: a pause, crash or clock step named on one
+//! thread hits them all (`lockcheck_sim::world::FaultEnvelope::shared_fate`).
 
 use super::build::{error, Names, ScenarioError};
 use super::{ClientSpec, ProtocolSpec, Scenario};
-use lockcheck_sim::world::{LinkSpec, Network, ProcessId};
+use lockcheck_sim::world::{FaultEnvelope, LinkSpec, Network, ProcessId};
 
 impl ClientSpec {
     /// The identity this client records as a holder.
@@ -54,6 +55,33 @@ impl Scenario {
             .filter(|&(j, d)| j != i && d.process == c.process && d.lock_object == c.lock_object)
             .map(|(j, d)| names.id(&d.name, &format!("clients[{j}].name")))
             .collect()
+    }
+
+    /// `envelope` with the threads of each process sharing one fate: a pause, crash or clock
+    /// step of one thread is one of the whole process.
+    pub(super) fn with_shared_fates<F>(
+        &self,
+        mut envelope: FaultEnvelope<F>,
+        names: &Names,
+    ) -> Result<FaultEnvelope<F>, ScenarioError> {
+        let mut processes: Vec<&String> = self
+            .clients
+            .iter()
+            .filter_map(|c| c.process.as_ref())
+            .collect();
+        processes.sort_unstable();
+        processes.dedup();
+        for process in processes {
+            let threads = self
+                .clients
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.process.as_ref() == Some(process))
+                .map(|(i, c)| names.id(&c.name, &format!("clients[{i}].name")))
+                .collect::<Result<Vec<_>, _>>()?;
+            envelope = envelope.shared_fate(threads);
+        }
+        Ok(envelope)
     }
 
     /// `network` with the in-process links between threads that share a lock object.

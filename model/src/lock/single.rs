@@ -371,8 +371,12 @@ impl Engine for SingleNode {
         how: Extension,
         io: &mut LockIo,
     ) -> Option<LockEvent> {
-        let SingleState::Holding { node } = *state else {
-            return Some(LockEvent::NotExtended);
+        let node = match *state {
+            SingleState::Holding { node } => node,
+            // A thread extending through a lock object another thread acquired with (a
+            // renewer thread): redis-py sends what the object holds.
+            SingleState::Idle if io.token.is_some_and(|t| t != io.owner) => self.node,
+            _ => return Some(LockEvent::NotExtended),
         };
         // redis-py refuses to extend or reacquire a lock without a timeout (`LockError`)
         // before it sends anything.

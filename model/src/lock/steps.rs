@@ -144,6 +144,9 @@ pub struct Slotted {
     /// The slot table: a lock key per slot.
     pub locks: Vec<Vec<u8>>,
     pub rounds: Vec<Vec<WorkloadStep>>,
+    /// The first `(round, step)` that extends a lock its round does not hold (a renewer
+    /// thread's, through a lock object another thread acquired with), if any.
+    pub unheld_extend: Option<(usize, usize)>,
 }
 
 /// Slots by (lock, depth), numbered by first appearance.
@@ -170,6 +173,7 @@ impl SlotTable {
 /// round must release every lock it acquires, and release only what it holds.
 pub fn assign_slots(rounds: &[Vec<NamedStep>]) -> Result<Slotted, PlanError> {
     let mut table = SlotTable::default();
+    let mut unheld_extend = None;
     let mut out = Vec::with_capacity(rounds.len());
     for (r, round) in rounds.iter().enumerate() {
         let error = |step: Option<usize>, message: String| PlanError {
@@ -181,8 +185,12 @@ pub fn assign_slots(rounds: &[Vec<NamedStep>]) -> Result<Slotted, PlanError> {
         let mut held: Vec<(String, usize)> = Vec::new();
         let mut steps = Vec::with_capacity(round.len());
         for (k, named) in round.iter().enumerate() {
-            let step = slot_step(named, &mut held, &mut table);
+            let mut unheld = false;
+            let step = slot_step(named, &mut held, &mut table, &mut unheld);
             steps.push(step.map_err(|message| error(Some(k), message))?);
+            if unheld && unheld_extend.is_none() {
+                unheld_extend = Some((r, k));
+            }
         }
         if let Some((lock, _)) = held.last() {
             return Err(error(
@@ -201,14 +209,17 @@ pub fn assign_slots(rounds: &[Vec<NamedStep>]) -> Result<Slotted, PlanError> {
     Ok(Slotted {
         locks: table.0.into_iter().map(|(l, _)| l.into_bytes()).collect(),
         rounds: out,
+        unheld_extend,
     })
 }
 
-/// `named` over slots, given the locks the round `held` before it (updated).
+/// `named` over slots, given the locks the round `held` before it (updated); `unheld` is
+/// set for an extension of a lock the round does not hold (its outermost slot).
 fn slot_step(
     named: &NamedStep,
     held: &mut Vec<(String, usize)>,
     table: &mut SlotTable,
+    unheld: &mut bool,
 ) -> Result<WorkloadStep, String> {
     Ok(match named {
         NamedStep::Acquire { lock, within_ms } => {
@@ -232,10 +243,12 @@ fn slot_step(
             }
         }
         NamedStep::Extend { lock, how } => {
-            let Some(&(_, depth)) = held.iter().rev().find(|(l, _)| l == lock) else {
-                return Err(format!(
-                    "`extend {lock}`: the round does not hold `{lock}` here"
-                ));
+            let depth = match held.iter().rev().find(|(l, _)| l == lock) {
+                Some(&(_, depth)) => depth,
+                None => {
+                    *unheld = true;
+                    0
+                }
             };
             WorkloadStep::Extend {
                 slot: table.slot_of(lock, depth)?,

@@ -107,6 +107,9 @@ pub struct FaultEnvelope<F = NoFault> {
     pub max_actor_faults: u32,
     /// When the faults may happen (see `fault_timing.rs`); free by default.
     pub timing: FaultTiming,
+    /// Processes that share one fate, as threads of one program do (see `shared_fate.rs`):
+    /// a pause, crash or clock step of one is one of all. Each group sorted, two or more.
+    pub shared_fate: Vec<Vec<ProcessId>>,
 }
 
 impl<F> Default for FaultEnvelope<F> {
@@ -124,11 +127,12 @@ impl<F> Default for FaultEnvelope<F> {
             actor_faults: Vec::new(),
             max_actor_faults: 0,
             timing: FaultTiming::default(),
+            shared_fate: Vec::new(),
         }
     }
 }
 
-/// The actors' own faults and the timing are shown only when there are some, so that the
+/// The actors' own faults, the timing and shared fates are shown only when there are some, so that the
 /// text of an envelope without them (which a world's model hash is made of) is what it
 /// always was.
 impl<F: fmt::Debug> fmt::Debug for FaultEnvelope<F> {
@@ -149,6 +153,9 @@ impl<F: fmt::Debug> fmt::Debug for FaultEnvelope<F> {
         }
         if !self.timing.is_free() {
             d.field("timing", &self.timing);
+        }
+        if !self.shared_fate.is_empty() {
+            d.field("shared_fate", &self.shared_fate);
         }
         d.finish()
     }

@@ -21,7 +21,9 @@
 //!    delay; `p` is not chosen when a link into it can have a zero delay. Timers of `p` are
 //!    set only by `p`'s own handlers; restarts, resumes and heals happen only at `Advance`.
 //!    An anchor of another process (`fault_timing.rs`) that has not held yet could open a
-//!    window of a fault on `p` at this instant: `p` is not chosen then either.
+//!    window of a fault on `p` at this instant: `p` is not chosen then either. Nor is a
+//!    process that shares its fate with another (`shared_fate.rs`): a pause, crash or clock
+//!    step named on the other hits it too.
 //! 3. **Partitions.** A partition that cuts a link into `p` carrying a message drops that
 //!    message, which disables (or would have disabled) its delivery: `p` is not chosen while
 //!    such a partition is enabled.
@@ -117,7 +119,8 @@ impl<A: Actor> World<A> {
     ) -> bool {
         let zero_delay_in = (0..self.processes.len())
             .any(|from| from != p && self.network.link(from, p).delays_ms.contains(&0));
-        if zero_delay_in || self.anchor_may_open_now(state, p) {
+        // A fault named on a process that shares `p`'s fate changes `p` too.
+        if zero_delay_in || self.anchor_may_open_now(state, p) || self.faults.shares_fate(p) {
             return false;
         }
         let cuts_a_message_to_p = enabled.iter().any(|a| match a {

@@ -24,7 +24,9 @@ impl<A: Actor> World<A> {
             } => {
                 debug_assert!(state.procs[*process].is_running());
                 let until = later(state.now_ms, *duration_ms);
-                state.procs[*process].paused_until_ms = Some(until);
+                for q in self.fate_of(*process) {
+                    state.procs[q].paused_until_ms = Some(until);
+                }
                 state.faults_used.pauses += 1;
                 self.note_fault(state, *process, Some(until));
             }
@@ -33,22 +35,11 @@ impl<A: Actor> World<A> {
                 kind,
                 restart_after_ms,
             } => {
-                let p = *process;
                 let restart_at_ms = restart_after_ms.map(|d| later(state.now_ms, d));
-                self.note_fault(state, p, restart_at_ms);
-                let proc = &mut state.procs[p];
-                let Life::Up(s) = &proc.life else {
-                    panic!("internal bug: crash of a process that is down")
-                };
-                proc.life = Life::Down {
-                    survived: self.processes[p].actor.on_crash(s, *kind),
-                    restart_at_ms,
-                };
-                proc.paused_until_ms = None;
-                proc.timers.clear();
-                state.undecided_timers.retain(|t| t.process != p);
-                state.in_flight.retain(|m| m.to != p);
-                state.unrouted.retain(|m| m.to != p);
+                self.note_fault(state, *process, restart_at_ms);
+                for p in self.fate_of(*process) {
+                    self.crash_one(state, p, *kind, restart_at_ms);
+                }
                 state.faults_used.crashes += 1;
             }
             WorldAction::Partition { index, duration_ms } => {
@@ -61,8 +52,10 @@ impl<A: Actor> World<A> {
                 state.faults_used.partitions += 1;
             }
             WorldAction::ClockStep { process, delta_ms } => {
-                let steps = &mut state.procs[*process].clock_steps_ms;
-                *steps = add_step(*steps, *delta_ms);
+                for p in self.fate_of(*process) {
+                    let steps = &mut state.procs[p].clock_steps_ms;
+                    *steps = add_step(*steps, *delta_ms);
+                }
                 state.faults_used.clock_steps += 1;
                 self.note_fault(state, *process, Some(state.now_ms));
             }
@@ -79,6 +72,36 @@ impl<A: Actor> World<A> {
             }
         }
     }
+    /// The processes a fault named on `p` hits: `p` and those it shares its fate with.
+    fn fate_of(&self, p: ProcessId) -> Vec<ProcessId> {
+        std::iter::once(p)
+            .chain(self.faults.companions(p))
+            .collect()
+    }
+
+    /// Process `p` goes down (a crash of kind `kind`), to restart at `restart_at_ms`.
+    fn crash_one(
+        &self,
+        state: &mut StateOf<A>,
+        p: ProcessId,
+        kind: super::actor::CrashKind,
+        restart_at_ms: Option<u64>,
+    ) {
+        let proc = &mut state.procs[p];
+        let Life::Up(s) = &proc.life else {
+            panic!("internal bug: crash of a process that is down")
+        };
+        proc.life = Life::Down {
+            survived: self.processes[p].actor.on_crash(s, kind),
+            restart_at_ms,
+        };
+        proc.paused_until_ms = None;
+        proc.timers.clear();
+        state.undecided_timers.retain(|t| t.process != p);
+        state.in_flight.retain(|m| m.to != p);
+        state.unrouted.retain(|m| m.to != p);
+    }
+
     /// Whether the loss budget allows one more lost message in `state`.
     pub fn losses_left(&self, state: &StateOf<A>) -> bool {
         state.faults_used.losses < self.faults.max_losses

@@ -55,6 +55,14 @@ impl<A: Actor> World<A> {
         action: &super::action::ActionOf<A>,
     ) -> String {
         let name = |p: usize| self.process_name(p);
+        // A fault hits the processes that share its target's fate too: `thread-1 with thread-2`.
+        let fated = |p: usize| {
+            let others: Vec<&str> = self.faults.companions(p).map(name).collect();
+            match others.is_empty() {
+                true => name(p).to_string(),
+                false => format!("{} with {}", name(p), others.join(", ")),
+            }
+        };
         match action {
             WorldAction::Deliver { from, to, msg } => format!(
                 "deliver {} -> {}: {}",
@@ -86,7 +94,7 @@ impl<A: Actor> World<A> {
             WorldAction::Pause {
                 process,
                 duration_ms,
-            } => format!("pause {} for {duration_ms} ms", name(*process)),
+            } => format!("pause {} for {duration_ms} ms", fated(*process)),
             WorldAction::Crash {
                 process,
                 kind,
@@ -96,7 +104,11 @@ impl<A: Actor> World<A> {
                     Some(d) => format!("restart after {d} ms"),
                     None => "no restart".to_string(),
                 };
-                format!("crash {}{}, {restart}", name(*process), kind.label_suffix())
+                format!(
+                    "crash {}{}, {restart}",
+                    fated(*process),
+                    kind.label_suffix()
+                )
             }
             WorldAction::Partition { index, duration_ms } => {
                 let heal = match duration_ms {
@@ -106,7 +118,7 @@ impl<A: Actor> World<A> {
                 format!("partition {} {heal}", self.faults.partitions[*index].name)
             }
             WorldAction::ClockStep { process, delta_ms } => {
-                format!("step clock of {} by {delta_ms:+} ms", name(*process))
+                format!("step clock of {} by {delta_ms:+} ms", fated(*process))
             }
             WorldAction::ActorFault { process, fault } => self.actor_fault_label(*process, fault),
         }

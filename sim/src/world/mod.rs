@@ -31,6 +31,7 @@ mod label;
 mod network;
 mod renamed_hash;
 mod shared;
+mod shared_fate;
 mod state;
 mod step;
 mod symmetry;

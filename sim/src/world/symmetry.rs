@@ -259,6 +259,13 @@ pub fn summary(apart: &[String]) -> String {
 
 /// What of `faults` renaming by `r` changes, if anything.
 fn envelope_refusal<F>(faults: &FaultEnvelope<F>, r: &Renaming) -> Result<(), String> {
+    for group in &faults.shared_fate {
+        let mut image: Vec<ProcessId> = group.iter().map(|&p| r.of(p)).collect();
+        image.sort_unstable();
+        if !faults.shared_fate.contains(&image) {
+            return Err("the processes that share one fate".into());
+        }
+    }
     for f in &faults.pauses {
         let image = (r.of(f.process), &f.durations_ms);
         if !faults

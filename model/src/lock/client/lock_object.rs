@@ -9,7 +9,8 @@
 //! releases *that* thread's lock. Each thread is a client of its own (its own connection);
 //! the object's writes reach the other threads as in-process messages with no delay
 //! ([`Msg::LockObject`]), so a thread that reads the token at the instant another writes it
-//! may see either, as in the real race. Without sharing (`lock_object_peers` empty, the
+//! may see either, as in the real race. A thread may extend through the object without
+//! having acquired (a renewer thread): it presents what the object holds. Without sharing (`lock_object_peers` empty, the
 //! default and redis-py's `thread_local=True`) the object holds the client's own token.
 
 use super::{ClientState, LockClient};
@@ -17,10 +18,9 @@ use crate::msg::Msg;
 use crate::node::RedisContext;
 
 /// What a thread's lock object holds for one lock.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ObjectToken {
     /// This thread's own token.
-    #[default]
     Own,
     /// Another thread's, stored by its acquire.
     Other(Vec<u8>),
@@ -34,10 +34,11 @@ impl LockClient {
         !self.workload.lock_object_peers.is_empty()
     }
 
-    /// The initial object tokens: none kept when nothing is shared.
+    /// The initial object tokens: none kept when nothing is shared; a shared object holds
+    /// no token until a thread acquires.
     pub(super) fn initial_object_tokens(&self) -> Vec<ObjectToken> {
         if self.shares_lock_object() {
-            vec![ObjectToken::Own; self.workload.locks.len()]
+            vec![ObjectToken::Cleared; self.workload.locks.len()]
         } else {
             Vec::new()
         }
