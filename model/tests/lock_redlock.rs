@@ -262,6 +262,7 @@ fn long_job_world(watchdog: Option<Watchdog>, checks_stop_event: bool) -> RedisW
     let long_job = lockcheck_model::lock::Workload {
         checks_stop_event,
         on_fail: Default::default(),
+        lock_object_peers: Vec::new(),
         ..paying_job(0, &[300])
     };
     paying_world(redlock, [long_job, paying_job(20, &[150])])

@@ -31,6 +31,7 @@ pub fn job(start_after_ms: u64, work_ms: &[u64]) -> Workload {
         amount: 10,
         checks_stop_event: false,
         on_fail: Default::default(),
+        lock_object_peers: Vec::new(),
     }
 }
 

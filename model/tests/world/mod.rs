@@ -59,6 +59,7 @@ pub fn redisson_client(
             amount: 0,
             checks_stop_event: false,
             on_fail: Default::default(),
+            lock_object_peers: Vec::new(),
         },
         fencing: Fencing::Protocol,
         owner: owner.as_bytes().to_vec(),
