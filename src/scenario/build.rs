@@ -251,7 +251,10 @@ impl Scenario {
         {
             return Err(error(
                 at.as_str(),
-                format!("`{step}`: the round does not hold the lock here (only a thread sharing a `lock_object` with `thread_local = false` extends a lock another thread acquired)"),
+                format!(
+                    "`{step}`: the round does not hold `{}` here (only a thread sharing a `lock_object` with `thread_local = false` extends a lock another thread acquired)",
+                    step.split_whitespace().nth(1).unwrap_or_default()
+                ),
             ));
         }
         Ok(LockClient {
