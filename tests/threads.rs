@@ -243,7 +243,7 @@ fn a_pause_of_the_process_stops_its_renewer_thread_too() {
     let e = lone.build().err().expect("refused");
     assert_eq!(e.field, "clients[1].workload.steps[1]");
     assert!(
-        e.message.contains("does not hold the lock here"),
+        e.message.contains("does not hold `job_lock` here"),
         "{}",
         e.message
     );
