@@ -100,12 +100,8 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         .iter()
         .flatten()
         .any(|s| matches!(s, WorkloadStep::Read | WorkloadStep::Debit));
-    let first_unheld_extend = slotted.unheld_extend.map(|(r, k)| {
-        let (list_field, list) = &lists[r];
-        (format!("{list_field}[{k}]"), list[k].clone())
-    });
     Ok(Plan {
-        first_unheld_extend,
+        first_unheld_extend: step_at(&lists, slotted.unheld_extend),
         first_extend: first_extend(&lists, &named, false),
         first_timed_extend: first_extend(&lists, &named, true),
         locks: slotted.locks,
@@ -113,6 +109,13 @@ pub(super) fn plan(w: &WorkloadSpec, i: usize) -> Result<Plan, ScenarioError> {
         rounds,
         uses_account,
     })
+}
+
+/// The field and text of the step at `(round, step)` of `lists`, if given.
+fn step_at(lists: &[(String, &[String])], at: Option<(usize, usize)>) -> Option<(String, String)> {
+    let (r, k) = at?;
+    let (list_field, list) = &lists[r];
+    Some((format!("{list_field}[{k}]"), list[k].clone()))
 }
 
 /// The shorthand's fields, which steps replace.

@@ -49,20 +49,27 @@ impl<A: Actor> World<A> {
         )
     }
 
+    /// The target of a fault named on `p`: `p`, with the processes that share its fate
+    /// (`thread-1 with thread-2`).
+    fn fated_name(&self, p: ProcessId) -> String {
+        let others: Vec<&str> = self
+            .faults
+            .companions(p)
+            .map(|q| self.process_name(q))
+            .collect();
+        match others.is_empty() {
+            true => self.process_name(p).to_string(),
+            false => format!("{} with {}", self.process_name(p), others.join(", ")),
+        }
+    }
+
     pub(crate) fn describe(
         &self,
         state: &StateOf<A>,
         action: &super::action::ActionOf<A>,
     ) -> String {
         let name = |p: usize| self.process_name(p);
-        // A fault hits the processes that share its target's fate too: `thread-1 with thread-2`.
-        let fated = |p: usize| {
-            let others: Vec<&str> = self.faults.companions(p).map(name).collect();
-            match others.is_empty() {
-                true => name(p).to_string(),
-                false => format!("{} with {}", name(p), others.join(", ")),
-            }
-        };
+        let fated = |p: usize| self.fated_name(p);
         match action {
             WorldAction::Deliver { from, to, msg } => format!(
                 "deliver {} -> {}: {}",
