@@ -157,8 +157,8 @@ fn library_of(
                 library,
                 json!({
                     "ttl_ms": ttl_ms,
-                    "retry_delay_ms": (lo + hi + 1) / 2,
-                    "retry_jitter_ms": (hi - lo + 1) / 2,
+                    "retry_delay_ms": (lo + hi).div_ceil(2),
+                    "retry_jitter_ms": (hi - lo).div_ceil(2),
                     "retry_count": max_attempts.map(|n| n as i64 - 1).unwrap_or(-1),
                 }),
                 nodes.clone(),
