@@ -31,17 +31,7 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         },
         stall_before: None,
     };
-    let failed = |e: ReproduceError| CliError {
-        kind: if e.bad_input {
-            ErrorKind::BadInput
-        } else {
-            ErrorKind::Environment
-        },
-        error: InputError {
-            file: Some(a.trace.clone()),
-            ..InputError::new(e.message)
-        },
-    };
+    let failed = |e: ReproduceError| failed(a, e);
     let heading = format!(
         "reproduce {} (scenario {}, {} steps, {} {property})",
         a.trace,
@@ -68,8 +58,9 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         json["command"] = "reproduce".into();
         json["trace"] = a.trace.clone().into();
         json["scenario"] = saved.scenario.name.clone().into();
+        let text = format!("{heading}\n{}", library::report::text(&r));
         return Ok(Output {
-            text: format!("{heading}\n{}", library::report::text(&r)),
+            text,
             json,
             code: exit_code(r.verdict()),
         });
@@ -98,5 +89,20 @@ fn exit_code(v: &Verdict) -> u8 {
         Verdict::Reproduced => EXIT_VIOLATION,
         Verdict::Inconclusive { .. } => EXIT_LIMIT,
         Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,
+    }
+}
+
+/// A reproduction that could not run: bad input (exit 2) or the machine (exit 3).
+fn failed(a: &ReproduceArgs, e: ReproduceError) -> CliError {
+    CliError {
+        kind: if e.bad_input {
+            ErrorKind::BadInput
+        } else {
+            ErrorKind::Environment
+        },
+        error: InputError {
+            file: Some(a.trace.clone()),
+            ..InputError::new(e.message)
+        },
     }
 }

@@ -81,6 +81,16 @@ impl LibraryReproduction {
     }
 }
 
+/// The first step where the library or a server parted from the model: (step, label, the
+/// model's, the library's).
+type Parted = Option<(usize, String, String, String)>;
+
+fn part(first: &mut Parted, step: usize, label: String, expected: String, actual: String) {
+    if first.as_ref().is_none_or(|(s, ..)| step < *s) {
+        *first = Some((step, label, expected, actual));
+    }
+}
+
 /// Judges one run.
 pub fn judge(
     world: &RedisWorld,
@@ -91,96 +101,20 @@ pub fn judge(
     property: &str,
     model_happened: bool,
 ) -> LibraryRun {
-    let mut scripts = BTreeMap::new();
-    for per_client in &seen.chunks {
-        for chunks in per_client {
-            compare::collect_scripts(chunks, &mut scripts);
-        }
-    }
-    let mut commands = Vec::new();
+    let mut first: Parted = None;
     let mut real_replies = BTreeMap::new();
-    let mut first_diverged: Option<(usize, String, String, String)> = None;
-    let mut note = |step: usize, label: &str, expected: String, actual: String| {
-        if first_diverged.as_ref().is_none_or(|(s, ..)| step < *s) {
-            first_diverged = Some((step, label.to_string(), expected, actual));
-        }
-    };
+    let commands = compare_commands(
+        world,
+        path,
+        clients,
+        node_processes,
+        &seen,
+        &mut real_replies,
+        &mut first,
+    );
+    let calls = compare_calls(path, clients, &seen, &mut first);
     let label = |step: usize| path.steps[step - 1].label.clone();
-    for (ci, c) in clients.iter().enumerate() {
-        for (k, &node) in c.nodes.iter().enumerate() {
-            let real = compare::real_commands(&seen.chunks[ci][k], seen.from_ns, &scripts, |t| {
-                seen.vclock.ms_at(t)
-            });
-            let model = model_commands(path, c.process, node_processes[node], &scripts);
-            for (m, r) in model.iter().zip(&real) {
-                let (Some(step), Some(mr), Some(rr)) = (m.reply_step, &m.reply, &r.reply) else {
-                    continue;
-                };
-                if succeeded(mr) != succeeded(rr) {
-                    note(step, &label(step), reply_text(mr), reply_text(rr));
-                } else if std::mem::discriminant(mr) == std::mem::discriminant(rr) {
-                    real_replies.insert(step - 1, rr.clone());
-                }
-            }
-            commands.push(Commands {
-                client: c.name.clone(),
-                node: world.process_name(node_processes[node]).to_string(),
-                model: compare::summary(&model),
-                library: compare::summary(&real),
-                difference: compare::difference(&model, &real),
-            });
-        }
-    }
-    let end_ms = path.states.last().map_or(0, |s| s.now_ms) as f64;
-    let mut calls = Vec::new();
-    for (ci, c) in clients.iter().enumerate() {
-        for op in &c.ops {
-            let event = seen.events[ci]
-                .iter()
-                .find(|e| e["step"].as_u64() == Some(op.step as u64) && e["op"] == op.op);
-            let library_ms = event.and_then(|e| e["t_ms"].as_f64());
-            let answered = library_ms.is_some_and(|t| t <= end_ms + super::GRACE_MS as f64);
-            let real_ok = event
-                .filter(|_| answered)
-                .map(|e| e["ok"].as_bool().or(e["holds"].as_bool()).unwrap_or(true));
-            // A release is compared by its commands only: when it returns is the library's
-            // business (node-redlock 5 retries one that finds the lock gone).
-            let real_ok = if op.op == "release" {
-                op.model_ok
-            } else {
-                real_ok
-            };
-            let text = |ok: Option<bool>| match (op.op, ok) {
-                (_, None) => "no answer".to_string(),
-                ("belief", Some(true)) => "holds".into(),
-                ("belief", Some(false)) => "does not hold".into(),
-                (_, Some(true)) => "done".into(),
-                (_, Some(false)) => "failed".into(),
-            };
-            let mut library = text(real_ok);
-            if let Some(err) = event.and_then(|e| e["error"].as_str()) {
-                library = format!("{library} ({err})");
-            }
-            if real_ok != op.model_ok {
-                note(
-                    op.step,
-                    &label(op.step),
-                    format!("{} {}", op.op, text(op.model_ok)),
-                    format!("{} {library}", op.op),
-                );
-            }
-            calls.push(Call {
-                client: c.name.clone(),
-                step: op.step,
-                op: op.op.to_string(),
-                model_ms: op.at_ms,
-                library_ms,
-                model: text(op.model_ok),
-                library,
-            });
-        }
-    }
-    let verdict = match (&seen.stopped, first_diverged) {
+    let verdict = match (&seen.stopped, first) {
         (Some(why), _) => Verdict::Inconclusive { why: why.clone() },
         (None, Some((step, label, expected, actual))) => Verdict::Diverged {
             step,
@@ -206,6 +140,122 @@ pub fn judge(
         verdict,
         pids: seen.pids,
     }
+}
+
+/// Each client's commands to each server beside the model's; an answer whose meaning
+/// differs parts; an answer of the model's kind goes into `real_replies` for the oracle.
+fn compare_commands(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    clients: &[ClientRun],
+    node_processes: &[ProcessId],
+    seen: &Observed,
+    real_replies: &mut BTreeMap<usize, Reply>,
+    first: &mut Parted,
+) -> Vec<Commands> {
+    let mut scripts = BTreeMap::new();
+    for chunks in seen.chunks.iter().flatten() {
+        compare::collect_scripts(chunks, &mut scripts);
+    }
+    let mut commands = Vec::new();
+    for (ci, c) in clients.iter().enumerate() {
+        for (k, &node) in c.nodes.iter().enumerate() {
+            let real = compare::real_commands(&seen.chunks[ci][k], seen.from_ns, &scripts, |t| {
+                seen.vclock.ms_at(t)
+            });
+            let model = model_commands(path, c.process, node_processes[node], &scripts);
+            for (m, r) in model.iter().zip(&real) {
+                let (Some(step), Some(mr), Some(rr)) = (m.reply_step, &m.reply, &r.reply) else {
+                    continue;
+                };
+                if succeeded(mr) != succeeded(rr) {
+                    part(
+                        first,
+                        step,
+                        path.steps[step - 1].label.clone(),
+                        reply_text(mr),
+                        reply_text(rr),
+                    );
+                } else if std::mem::discriminant(mr) == std::mem::discriminant(rr) {
+                    real_replies.insert(step - 1, rr.clone());
+                }
+            }
+            commands.push(Commands {
+                client: c.name.clone(),
+                node: world.process_name(node_processes[node]).to_string(),
+                model: compare::summary(&model),
+                library: compare::summary(&real),
+                difference: compare::difference(&model, &real),
+            });
+        }
+    }
+    commands
+}
+
+/// Each call's result beside the model client's; the first that differs parts.
+fn compare_calls(
+    path: &Path<RedisWorld>,
+    clients: &[ClientRun],
+    seen: &Observed,
+    first: &mut Parted,
+) -> Vec<Call> {
+    let end_ms = path.states.last().map_or(0, |s| s.now_ms) as f64;
+    let mut calls = Vec::new();
+    for (ci, c) in clients.iter().enumerate() {
+        for op in &c.ops {
+            let event = seen.events[ci]
+                .iter()
+                .find(|e| e["step"].as_u64() == Some(op.step as u64) && e["op"] == op.op);
+            let library_ms = event.and_then(|e| e["t_ms"].as_f64());
+            let answered = library_ms.is_some_and(|t| t <= end_ms + super::GRACE_MS as f64);
+            let real_ok = event
+                .filter(|_| answered)
+                .map(|e| e["ok"].as_bool().or(e["holds"].as_bool()).unwrap_or(true));
+            // A release is compared by its commands only: when it returns is the library's
+            // business (node-redlock 5 retries one that finds the lock gone).
+            let real_ok = if op.op == "release" {
+                op.model_ok
+            } else {
+                real_ok
+            };
+            let mut library = outcome(op.op, real_ok);
+            if let Some(err) = event.and_then(|e| e["error"].as_str()) {
+                library = format!("{library} ({err})");
+            }
+            if real_ok != op.model_ok {
+                let expected = format!("{} {}", op.op, outcome(op.op, op.model_ok));
+                part(
+                    first,
+                    op.step,
+                    path.steps[op.step - 1].label.clone(),
+                    expected,
+                    format!("{} {library}", op.op),
+                );
+            }
+            calls.push(Call {
+                client: c.name.clone(),
+                step: op.step,
+                op: op.op.to_string(),
+                model_ms: op.at_ms,
+                library_ms,
+                model: outcome(op.op, op.model_ok),
+                library,
+            });
+        }
+    }
+    calls
+}
+
+/// A call's result in words.
+fn outcome(op: &str, ok: Option<bool>) -> String {
+    match (op, ok) {
+        (_, None) => "no answer",
+        ("belief", Some(true)) => "holds",
+        ("belief", Some(false)) => "does not hold",
+        (_, Some(true)) => "done",
+        (_, Some(false)) => "failed",
+    }
+    .to_string()
 }
 
 /// The model's commands from `client` to `node`, each with its reply and the step that

@@ -127,6 +127,29 @@ struct Running {
     clocks: Vec<Option<PathBuf>>,
 }
 
+impl Running {
+    /// What the drivers printed and the taps saw; the drivers are killed first (by PID).
+    #[allow(clippy::type_complexity)]
+    fn collect(&mut self) -> (Vec<Vec<Value>>, Vec<Vec<Vec<tap::Chunk>>>) {
+        let events = self
+            .drivers
+            .iter()
+            .map(|d| d.lines.try_iter().collect())
+            .collect();
+        drop(std::mem::take(&mut self.drivers));
+        let chunks = self
+            .taps
+            .iter()
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| t.chunks.lock().unwrap().clone())
+                    .collect()
+            })
+            .collect();
+        (events, chunks)
+    }
+}
+
 fn run_once(
     plan: &plan::Plan,
     clients: &[ClientRun],
@@ -164,43 +187,8 @@ fn run_once(
         clocks: Vec::new(),
     };
     for c in clients {
-        let gate = Arc::new(Gate::default());
-        let taps = c
-            .nodes
-            .iter()
-            .map(|&i| Tap::start(supervisor.port(i), gate.clone()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ReproduceError::environment(format!("a tap: {e}")))?;
-        let clock_file = match &files {
-            Some(f) => {
-                let p = root.join(format!("{}.clock", c.name));
-                f.create(&p).map_err(io)?;
-                Some(p)
-            }
-            None => None,
-        };
-        let mut env: Vec<(&str, &std::path::Path)> = Vec::new();
-        if let (Some(f), Some(p)) = (&files, &clock_file) {
-            env.extend([
-                ("LD_PRELOAD", f.library.as_path()),
-                ("LOCKCHECK_CLOCK_FILE", p.as_path()),
-                ("LOCKCHECK_SCALE_WAITS", std::path::Path::new("1")),
-            ]);
-        }
-        let mut d = Driver::spawn(
-            harness,
-            c.library,
-            &env,
-            root.join(format!("{}.stderr", c.name)),
-        )?;
-        pids.push(d.pid());
-        let ports: Vec<u16> = taps.iter().map(|t| t.port).collect();
-        d.tell(&schedule::schedule_json(c, &ports).to_string())
-            .map_err(ReproduceError::environment)?;
-        r.drivers.push(d);
-        r.gates.push(gate);
-        r.taps.push(taps);
-        r.clocks.push(clock_file);
+        start_client(c, &supervisor, files.as_ref(), &root, harness, &mut r)?;
+        pids.push(r.drivers.last().expect("started").pid());
     }
     for (d, c) in r.drivers.iter_mut().zip(clients) {
         d.ready(Duration::from_secs(30)).map_err(|e| {
@@ -218,21 +206,7 @@ fn run_once(
     }
     let end_ms = path.states.last().map_or(0, |s| s.now_ms) + GRACE_MS;
     let stopped = faults(clients, &mut r, &vclock, end_ms);
-    let events = r
-        .drivers
-        .iter()
-        .map(|d| d.lines.try_iter().collect())
-        .collect();
-    drop(std::mem::take(&mut r.drivers));
-    let chunks = r
-        .taps
-        .iter()
-        .map(|ts| {
-            ts.iter()
-                .map(|t| t.chunks.lock().unwrap().clone())
-                .collect()
-        })
-        .collect();
+    let (events, chunks) = r.collect();
     drop(r);
     drop(supervisor);
     Ok(Observed {
@@ -243,6 +217,86 @@ fn run_once(
         stopped,
         pids,
     })
+}
+
+/// Does fault `d` (or ends its pause), then opens the client's gate and arms it for the
+/// client's next gated fault.
+fn act(d: Due, clients: &[ClientRun], r: &mut Running, vclock: &VirtualClock, due: &mut Vec<Due>) {
+    let gate = &r.gates[d.client];
+    let driver = &r.drivers[d.client];
+    match (&d.kind, d.resume) {
+        (FaultKind::Pause { .. }, true) => driver.signal(libc::SIGCONT),
+        (FaultKind::Pause { ms }, false) => {
+            driver.signal(libc::SIGSTOP);
+            let started = vclock.now_ms().max(d.at_ms as f64) as u64;
+            due.push(Due {
+                at_ms: started + ms,
+                resume: true,
+                ..d
+            });
+        }
+        (FaultKind::Crash, _) => driver.signal(libc::SIGKILL),
+        (FaultKind::ClockStep { delta_ms }, _) => {
+            if let Some(file) = &r.clocks[d.client] {
+                let _ = clock::step(file, *delta_ms);
+            }
+        }
+    }
+    if !d.resume {
+        gate.open();
+        let next = clients[d.client]
+            .faults
+            .iter()
+            .filter_map(|f| f.after_commands)
+            .find(|&k| k > gate.sent.load(Ordering::SeqCst));
+        if let Some(k) = next {
+            gate.close_at.store(k, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Starts client `c`: its taps, its clock file, its driver, told its schedule.
+fn start_client(
+    c: &ClientRun,
+    supervisor: &Supervisor,
+    files: Option<&ClockFiles>,
+    root: &std::path::Path,
+    harness: &Harness,
+    r: &mut Running,
+) -> Result<(), ReproduceError> {
+    let io = |e: std::io::Error| ReproduceError::environment(format!("{}: {e}", root.display()));
+    let gate = Arc::new(Gate::default());
+    let taps = c
+        .nodes
+        .iter()
+        .map(|&i| Tap::start(supervisor.port(i), gate.clone()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ReproduceError::environment(format!("a tap: {e}")))?;
+    let clock_file = match files {
+        Some(f) => {
+            let p = root.join(format!("{}.clock", c.name));
+            f.create(&p).map_err(io)?;
+            Some(p)
+        }
+        None => None,
+    };
+    let mut env: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let (Some(f), Some(p)) = (files, &clock_file) {
+        env.extend([
+            ("LD_PRELOAD", f.library.as_path()),
+            ("LOCKCHECK_CLOCK_FILE", p.as_path()),
+            ("LOCKCHECK_SCALE_WAITS", std::path::Path::new("1")),
+        ]);
+    }
+    let stderr = root.join(format!("{}.stderr", c.name));
+    let mut d = Driver::spawn(harness, c.library, &env, stderr)?;
+    let ports: Vec<u16> = taps.iter().map(|t| t.port).collect();
+    let told = d.tell(&schedule::schedule_json(c, &ports).to_string());
+    r.drivers.push(d);
+    r.gates.push(gate);
+    r.taps.push(taps);
+    r.clocks.push(clock_file);
+    told.map_err(ReproduceError::environment)
 }
 
 /// A client fault or the end of a pause, due at a virtual instant.
@@ -303,36 +357,7 @@ fn faults(
         while waiting() && vclock.now_ms() < deadline {
             std::thread::sleep(Duration::from_micros(200));
         }
-        let driver = &r.drivers[d.client];
-        match (&d.kind, d.resume) {
-            (FaultKind::Pause { .. }, true) => driver.signal(libc::SIGCONT),
-            (FaultKind::Pause { ms }, false) => {
-                driver.signal(libc::SIGSTOP);
-                let started = vclock.now_ms().max(d.at_ms as f64) as u64;
-                due.push(Due {
-                    at_ms: started + ms,
-                    resume: true,
-                    ..d
-                });
-            }
-            (FaultKind::Crash, _) => driver.signal(libc::SIGKILL),
-            (FaultKind::ClockStep { delta_ms }, _) => {
-                if let Some(file) = &r.clocks[d.client] {
-                    let _ = clock::step(file, *delta_ms);
-                }
-            }
-        }
-        if !d.resume {
-            gate.open();
-            let next = clients[d.client]
-                .faults
-                .iter()
-                .filter_map(|f| f.after_commands)
-                .find(|&k| k > gate.sent.load(Ordering::SeqCst));
-            if let Some(k) = next {
-                gate.close_at.store(k, Ordering::SeqCst);
-            }
-        }
+        act(d, clients, r, vclock, &mut due);
     }
     if !vclock.sleep_until(end_ms) {
         return Some(format!(

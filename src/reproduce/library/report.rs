@@ -20,22 +20,7 @@ pub fn text(r: &LibraryReproduction) -> String {
         if r.runs.len() > 1 {
             out.push_str(&format!("\nrun {} of {}\n", i + 1, r.runs.len()));
         }
-        out.push_str("commands (token abstracted; a retry loop folded as xN):\n");
-        for c in &run.commands {
-            out.push_str(&format!(
-                "  {} -> {}: {}\n",
-                c.client,
-                c.node,
-                match &c.difference {
-                    None if c.model == c.library => format!("same: {}", c.model),
-                    None => format!(
-                        "same commands, a retry loop ran a different number of times\n    model:   {}\n    library: {}",
-                        c.model, c.library
-                    ),
-                    Some(d) => format!("DIFFERENT: {d}\n    model:   {}\n    library: {}", c.model, c.library),
-                }
-            ));
-        }
+        out.push_str(&commands_text(run));
         let mut rows = vec![[
             "step",
             "client",
@@ -79,6 +64,28 @@ pub fn text(r: &LibraryReproduction) -> String {
             r.verdict().headline(),
             r.reproduced(),
             r.runs.len()
+        ));
+    }
+    out
+}
+
+/// Each client's commands to each server beside the model's.
+fn commands_text(run: &super::LibraryRun) -> String {
+    let mut out = String::new();
+    out.push_str("commands (token abstracted; a retry loop folded as xN):\n");
+    for c in &run.commands {
+        out.push_str(&format!(
+            "  {} -> {}: {}\n",
+            c.client,
+            c.node,
+            match &c.difference {
+                None if c.model == c.library => format!("same: {}", c.model),
+                None => format!(
+                    "same commands, a retry loop ran a different number of times\n    model:   {}\n    library: {}",
+                    c.model, c.library
+                ),
+                Some(d) => format!("DIFFERENT: {d}\n    model:   {}\n    library: {}", c.model, c.library),
+            }
         ));
     }
     out

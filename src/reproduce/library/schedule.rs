@@ -216,39 +216,34 @@ fn ops_and_faults(
                 Msg::Resource(ResourceOp::Debit { .. }) => push("debit"),
                 _ => {}
             },
-            WorldAction::Pause {
-                process,
-                duration_ms,
-            } if *process == p => fault(
-                run,
-                path,
-                i,
-                FaultKind::Pause { ms: *duration_ms },
-                (sent, answers),
-                node_processes,
-            ),
-            WorldAction::Crash { process, .. } if *process == p => fault(
-                run,
-                path,
-                i,
-                FaultKind::Crash,
-                (sent, answers),
-                node_processes,
-            ),
-            WorldAction::ClockStep { process, delta_ms } if *process == p => fault(
-                run,
-                path,
-                i,
-                FaultKind::ClockStep {
-                    delta_ms: *delta_ms,
-                },
-                (sent, answers),
-                node_processes,
-            ),
-            _ => {}
+            action => {
+                if let Some(kind) = fault_kind(action, p) {
+                    fault(run, path, i, kind, (sent, answers), node_processes);
+                }
+            }
         }
     }
     settle_outcomes(world, path, run);
+}
+
+/// The fault `action` does to client `p`'s process, if it is one.
+fn fault_kind(
+    action: &lockcheck_sim::world::ActionOf<lockcheck_model::process::Process>,
+    p: ProcessId,
+) -> Option<FaultKind> {
+    match action {
+        WorldAction::Pause {
+            process,
+            duration_ms,
+        } if *process == p => Some(FaultKind::Pause { ms: *duration_ms }),
+        WorldAction::Crash { process, .. } if *process == p => Some(FaultKind::Crash),
+        WorldAction::ClockStep { process, delta_ms } if *process == p => {
+            Some(FaultKind::ClockStep {
+                delta_ms: *delta_ms,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Whether the request delivered at step `i` by `p` follows another of `p`'s requests at the
