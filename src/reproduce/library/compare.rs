@@ -2,8 +2,9 @@
 //! what matters to the lock (its purpose, key, TTL and numeric arguments; the token
 //! abstracted, a script named by what it does), per client and server, runs of the same
 //! command (retries) folded with their count. Setting a connection up, loading a script, and
-//! an `EVALSHA` the server did not know (`NOSCRIPT`) and closing the connection (`QUIT`)
-//! run nothing on the lock and are left out.
+//! an `EVALSHA` the server did not know (`NOSCRIPT`), closing the connection (`QUIT`) and
+//! the driver's warm-up of the script cache (key `lockcheck:warmup`) run nothing on the lock
+//! and are left out.
 
 use super::sha1::sha1_hex;
 use super::tap::{values, Chunk};
@@ -121,7 +122,8 @@ pub fn real_commands(
             let loading = argv.first().is_some_and(|n| {
                 n.eq_ignore_ascii_case(b"SCRIPT") || n.eq_ignore_ascii_case(b"QUIT")
             });
-            if *t_ns < from_ns || noscript || loading {
+            let warmup = argv.iter().any(|a| a == b"lockcheck:warmup");
+            if *t_ns < from_ns || noscript || loading || warmup {
                 continue;
             }
             out.push(Sent {

@@ -149,6 +149,9 @@ fn library_of(
             json!({ "ttl_ms": ttl_ms, "retry_ms": retry_ms.first().copied().unwrap_or(100) }),
             vec![node.clone()],
         )),
+        ("node-redlock", _, ProtocolSpec::Redlock { auto_extension: Some(_), .. }) => Err(format!(
+            "client `{name}` uses node-redlock's `using()` (auto_extension): the harness drives `acquire`, `extend` and `release` only"
+        )),
         ("node-redlock", "4" | "5", ProtocolSpec::Redlock { nodes, ttl_ms, retry_ms, max_attempts, .. }) => {
             let lo = retry_ms.iter().min().copied().unwrap_or(200);
             let hi = retry_ms.iter().max().copied().unwrap_or(200);
