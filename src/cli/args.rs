@@ -192,6 +192,11 @@ pub struct ReproduceArgs {
     /// Also write a witness file: every observation, the Redis version and the speed.
     #[arg(long, value_name = "FILE")]
     pub witness: Option<PathBuf>,
+    /// Run the real client libraries (redis-py, node-redlock 4 and 5) in processes of their
+    /// own instead of the model's clients, and compare the commands they send with the
+    /// profile's (see `harness/`).
+    #[arg(long, conflicts_with = "witness")]
+    pub library: bool,
 }
 
 #[derive(Args, Debug)]

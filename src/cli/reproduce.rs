@@ -5,7 +5,9 @@ use super::error::ErrorKind;
 use super::loaded::{load_run, Loaded};
 use super::{CliError, Output, ReproduceArgs, EXIT_LIMIT, EXIT_OK, EXIT_VIOLATION};
 use lockcheck::reproduce::verdict::Verdict;
-use lockcheck::reproduce::{interrupted, report, reproduce, RunOptions, ServerOptions};
+use lockcheck::reproduce::{
+    interrupted, library, report, reproduce, ReproduceError, RunOptions, ServerOptions,
+};
 use lockcheck::InputError;
 use lockcheck_sim::Status;
 
@@ -29,25 +31,42 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
         },
         stall_before: None,
     };
-    let r = reproduce(&world, &path, &property, happened, a.repeat, &options).map_err(|e| {
-        CliError {
-            kind: if e.bad_input {
-                ErrorKind::BadInput
-            } else {
-                ErrorKind::Environment
-            },
-            error: InputError {
-                file: Some(a.trace.clone()),
-                ..InputError::new(e.message)
-            },
+    let failed = |e: ReproduceError| failed(a, e);
+    let heading = format!(
+        "reproduce {} (scenario {}, {} steps, {} {property})",
+        a.trace,
+        saved.scenario.name,
+        path.steps.len(),
+        if witness {
+            "a witness of"
+        } else {
+            "a violation of"
         }
-    })?;
-    let code = match r.verdict() {
-        _ if interrupted() => lockcheck::interrupt::exit_code(),
-        Verdict::Reproduced => EXIT_VIOLATION,
-        Verdict::Inconclusive { .. } => EXIT_LIMIT,
-        Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,
-    };
+    );
+    if a.library {
+        let r = library::reproduce(
+            &saved.scenario,
+            &world,
+            &path,
+            &property,
+            happened,
+            a.repeat,
+            &options,
+        )
+        .map_err(failed)?;
+        let mut json = library::report::json(&r);
+        json["command"] = "reproduce".into();
+        json["trace"] = a.trace.clone().into();
+        json["scenario"] = saved.scenario.name.clone().into();
+        let text = format!("{heading}\n{}", library::report::text(&r));
+        return Ok(Output {
+            text,
+            json,
+            code: exit_code(r.verdict()),
+        });
+    }
+    let r = reproduce(&world, &path, &property, happened, a.repeat, &options).map_err(failed)?;
+    let code = exit_code(r.verdict());
     let mut json = report::witness(&r, &a.trace, &saved.scenario.name);
     if let Some(file) = &a.witness {
         let text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
@@ -56,19 +75,34 @@ pub(super) fn cmd_reproduce(a: &ReproduceArgs) -> Result<Output, CliError> {
     json["command"] = "reproduce".into();
     json["witness"] = witness.into();
     Ok(Output {
-        text: format!(
-            "reproduce {} (scenario {}, {} steps, {} {property})\n{}",
-            a.trace,
-            saved.scenario.name,
-            path.steps.len(),
-            if witness {
-                "a witness of"
-            } else {
-                "a violation of"
-            },
-            report::text(&r)
-        ),
+        text: format!("{heading}\n{}", report::text(&r)),
         json,
         code,
     })
+}
+
+/// `replay`'s codes: 1 when the violation happened on real Redis, 3 when the timing could
+/// not be held, 0 otherwise.
+fn exit_code(v: &Verdict) -> u8 {
+    match v {
+        _ if interrupted() => lockcheck::interrupt::exit_code(),
+        Verdict::Reproduced => EXIT_VIOLATION,
+        Verdict::Inconclusive { .. } => EXIT_LIMIT,
+        Verdict::NotReproduced | Verdict::Diverged { .. } => EXIT_OK,
+    }
+}
+
+/// A reproduction that could not run: bad input (exit 2) or the machine (exit 3).
+fn failed(a: &ReproduceArgs, e: ReproduceError) -> CliError {
+    CliError {
+        kind: if e.bad_input {
+            ErrorKind::BadInput
+        } else {
+            ErrorKind::Environment
+        },
+        error: InputError {
+            file: Some(a.trace.clone()),
+            ..InputError::new(e.message)
+        },
+    }
 }

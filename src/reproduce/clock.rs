@@ -69,6 +69,17 @@ impl VirtualClock {
         self.zero_mono_ns + (t_ms as i64 * 1_000_000) * 1000 / self.rate_milli
     }
 
+    /// Virtual 0 as the clock library shows it on the monotonic clock (ns): what a preloaded
+    /// process reads at that instant.
+    pub fn virtual_zero_ns(&self) -> i64 {
+        self.base_mono_ns + (self.zero_mono_ns - self.base_mono_ns) * self.rate_milli / 1000
+    }
+
+    /// The virtual ms (since virtual 0) of the real monotonic instant `mono_ns`.
+    pub fn ms_at(&self, mono_ns: i64) -> f64 {
+        (mono_ns - self.zero_mono_ns) as f64 * self.rate_milli as f64 / 1e9
+    }
+
     /// Virtual time now, in (fractional) milliseconds since virtual 0.
     pub fn now_ms(&self) -> f64 {
         (mono_ns() - self.zero_mono_ns) as f64 * self.rate_milli as f64 / 1e9

@@ -17,6 +17,7 @@
 
 pub mod clock;
 pub mod conns;
+pub mod library;
 pub mod matcher;
 pub mod observed;
 pub mod plan;
@@ -95,11 +96,7 @@ impl Reproduction {
     /// One verdict for all runs: a divergence wins (Redis answered otherwise); else any
     /// run that reproduced; else any inconclusive one; else NOT REPRODUCED.
     pub fn verdict(&self) -> &Verdict {
-        let find = |f: fn(&Verdict) -> bool| self.runs.iter().map(|r| &r.verdict).find(|v| f(v));
-        find(|v| matches!(v, Verdict::Diverged { .. }))
-            .or_else(|| find(|v| *v == Verdict::Reproduced))
-            .or_else(|| find(|v| matches!(v, Verdict::Inconclusive { .. })))
-            .unwrap_or(&Verdict::NotReproduced)
+        overall(self.runs.iter().map(|r| &r.verdict).collect())
     }
 
     /// How many runs reproduced.
@@ -109,6 +106,16 @@ impl Reproduction {
             .filter(|r| r.verdict == Verdict::Reproduced)
             .count()
     }
+}
+
+/// One verdict for several runs: a divergence wins (Redis or the library answered
+/// otherwise); else any run that reproduced; else any inconclusive one; else NOT REPRODUCED.
+pub fn overall(verdicts: Vec<&Verdict>) -> &Verdict {
+    let find = |f: fn(&Verdict) -> bool| verdicts.iter().copied().find(|v| f(v));
+    find(|v| matches!(v, Verdict::Diverged { .. }))
+        .or_else(|| find(|v| *v == Verdict::Reproduced))
+        .or_else(|| find(|v| matches!(v, Verdict::Inconclusive { .. })))
+        .unwrap_or(&Verdict::NotReproduced)
 }
 
 /// Plays `path` of `world` (a counterexample of `property`, or a witness of it when it is a

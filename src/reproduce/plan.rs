@@ -87,6 +87,20 @@ pub enum RealAction {
     Note,
 }
 
+impl RealAction {
+    /// Whether the action is a client's (a command, an answer, a note) rather than a fault
+    /// of a server.
+    pub fn is_client_side(&self) -> bool {
+        matches!(
+            self,
+            RealAction::Send { .. }
+                | RealAction::Expect { .. }
+                | RealAction::ExpectPush { .. }
+                | RealAction::Note
+        )
+    }
+}
+
 /// One action of the plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedStep {

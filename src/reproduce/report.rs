@@ -60,7 +60,7 @@ const HEADER: [&str; 7] = [
 ];
 
 /// `rows` in columns, each as wide as its widest cell.
-fn columns(rows: &[Vec<String>]) -> String {
+pub(crate) fn columns(rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..HEADER.len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
@@ -94,7 +94,7 @@ pub fn verdict_line(v: &Verdict) -> String {
     }
 }
 
-fn clip(s: &str, n: usize) -> String {
+pub(crate) fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {

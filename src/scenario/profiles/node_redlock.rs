@@ -18,6 +18,13 @@
 //!   own `start`, and after a failed one `lock.unlock()` on every server before the retry,
 //!   so a failed attempt gives the lock up while the caller still holds the old `lock`.
 //! - `unlock` is the compare-and-delete script on every server, once.
+//!
+//! Seen with the real library in the loop (`reproduce --library`, v4.2.0 on ioredis 5.4.1):
+//! the model sends the acquire script as the `SET key value NX PX ttl` it amounts to, which
+//! answers `OK`/nil where the script answers 1/0 (compared by meaning). Not modelled: every
+//! script goes as `EVALSHA` first, and on a server that has not cached it (`NOSCRIPT`) as
+//! `EVAL` again, a second round trip a pause can fall between; ioredis's `INFO` ready check
+//! on connecting.
 
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};

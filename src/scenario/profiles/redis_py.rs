@@ -38,6 +38,11 @@
 //!   TTL left or replaces it, and `LUA_REACQUIRE_SCRIPT`, the owner-checked `PEXPIRE` to
 //!   `timeout`); a 0 is `LockNotOwnedError`.
 //!
+//! Seen with the real library in the loop (`reproduce --library`, v5.3.1): the same
+//! `SET NX` and retry loop (102 or 103 tries in 10.6 s where the model makes 103). Not
+//! modelled: the scripts go as `EVALSHA`, and on a server that has not cached them
+//! (`NOSCRIPT`) as `SCRIPT LOAD` and `EVALSHA` again, two more round trips.
+//!
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 
