@@ -109,6 +109,8 @@ fn redisson_pause(lease_ms: u64, pause_ms: u64) -> bool {
         request_timeout_ms: 10 * lease_ms,
         servers: Default::default(),
         fair: None,
+        retry_attempts: 0,
+        retry_interval_ms: 1_500,
     };
     let mut s = one_node_world(vec![
         client_spec("client-1", &protocol, 3 * lease_ms, 0),
@@ -289,6 +291,7 @@ fn redlock_clock_step_back(ttl_ms: u64, drift_ppm: u32, step_ms: i64) -> bool {
         belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: None,
+        on_refused: Default::default(),
     };
     let mut s = one_node_world(vec![
         client_spec("holder", &protocol, 2 * ttl_ms, 0),

@@ -19,7 +19,6 @@ const MAX_FN_LINES: usize = 70;
 /// measures them now).
 const LONGER_FUNCTIONS: &[(&str, &str, usize)] = &[
     ("bench/compare/stateright/src/main.rs", "main", 83),
-    ("madsim/src/node.rs", "process", 72),
     ("madsim/src/run.rs", "run_in_runtime", 81),
     (
         "model/tests/redis_fixed_cases.rs",

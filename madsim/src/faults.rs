@@ -81,6 +81,7 @@ impl<A: HostedActor> Run<A> {
             WorldAction::Crash { process, .. } => {
                 for q in fate(process) {
                     r.work[q] = 0;
+                    self.refuse_in_transit(r, q);
                     let epoch = bump(r, q);
                     Handle::current().kill(self.node(q));
                     if let Some(t) = r.restart_at_ms(q) {
@@ -93,6 +94,8 @@ impl<A: HostedActor> Run<A> {
             }
             WorldAction::Partition { index, .. } => {
                 r.partitions_begun.push((index, now));
+                let rule = &self.world.faults.partitions[index];
+                r.transit.cut(|from, to| rule.blocks(from, to));
                 let net = NetSim::current();
                 for &(a, b) in &self.world.faults.partitions[index].links {
                     net.clog_link(self.node(a), self.node(b));

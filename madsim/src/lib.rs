@@ -32,6 +32,7 @@ pub mod report;
 mod run;
 pub mod scenario;
 mod timing;
+mod transit;
 mod wire;
 
 pub use batch::{for_each_run, run_batch, Batch, Until};

@@ -57,9 +57,7 @@ impl<A: HostedActor> Local<A> {
 
 /// The task of process `p`'s node (also its restart task).
 pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
-    let endpoint = Endpoint::bind(wire::address(run.index, p))
-        .await
-        .expect("the process's address is free on its own node");
+    let endpoint = run.bind(p).await;
     let (arrivals_tx, mut arrivals) = mpsc::unbounded_channel();
     let receiver = endpoint.clone();
     // The network takes messages in while the process is paused, as the kernel's buffer
@@ -151,6 +149,7 @@ fn drop_cut<A: HostedActor>(run: &Run<A>, p: ProcessId, now: u64, local: &mut Lo
         .held
         .remove_lost(|e| run.cut_since(e.from, p, e.sent_ms))
     {
+        run.lock().transit.taken(envelope.from, p, envelope.seq);
         let label = run.world.processes[p].actor.describe_msg(&envelope.msg);
         let from = run.world.process_name(envelope.from);
         let to = run.world.process_name(p);
@@ -183,6 +182,7 @@ fn next_event<A: HostedActor>(
         });
     }
     let envelope = local.held.take(messages[k - usize::from(timer_due)]);
+    run.lock().transit.taken(envelope.from, p, envelope.seq);
     Some(WorldAction::Deliver {
         from: envelope.from,
         to: p,

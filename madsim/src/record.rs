@@ -11,9 +11,11 @@
 //! marked witnessed.
 
 use crate::report::{Ended, Violation};
+use crate::transit::Transit;
 use lockcheck_sim::world::{advance_label, ActionOf, Actor, Life, ProcessId, StateOf, World};
 use lockcheck_sim::{Checker, Hit};
 use lockcheck_sim::{Model, TraceStep};
+use madsim::net::Endpoint;
 
 /// One entry of a run's timeline.
 pub(crate) enum Recorded<A: Actor> {
@@ -70,6 +72,11 @@ pub(crate) struct Record<A: Actor> {
     pub partitions_begun: Vec<(usize, u64)>,
     /// Per process: the next send's position in its send order.
     pub next_seq: Vec<u64>,
+    /// The messages on their way (`transit.rs`).
+    pub transit: Transit<A::Msg>,
+    /// Each process's endpoint once bound (a crash's refusals go out through the
+    /// receiver's own).
+    pub endpoints: Vec<Option<Endpoint>>,
     /// Per process: whether it has started once (restarts skip the start gate).
     pub started: Vec<bool>,
     /// Per process: whether its endpoint is bound for its first start.
@@ -97,6 +104,8 @@ impl<A: Actor> Record<A> {
             epochs: vec![0; n],
             partitions_begun: Vec::new(),
             next_seq: vec![0; n],
+            transit: Transit::default(),
+            endpoints: vec![None; n],
             started: vec![false; n],
             bound: vec![false; n],
             timeline: Vec::new(),

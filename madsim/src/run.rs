@@ -8,6 +8,7 @@
 use crate::node;
 use crate::record::{ChoiceKind, Record};
 use crate::report::{Ended, RunReport};
+use crate::transit::Sent;
 use crate::wire::{self, Envelope};
 use lockcheck_sim::world::{ActionOf, Actor, ProcessId, World};
 use lockcheck_sim::Trace;
@@ -135,6 +136,30 @@ impl<A: HostedActor> Run<A> {
         self.nodes.lock().expect("never poisoned")[p]
     }
 
+    /// Binds process `p`'s endpoint (and keeps it for the refusals its crashed peers send
+    /// it, see `refuse_in_transit`).
+    pub async fn bind(&self, p: ProcessId) -> Endpoint {
+        let endpoint = Endpoint::bind(wire::address(self.index, p))
+            .await
+            .expect("the process's address is free on its own node");
+        self.lock().endpoints[p] = Some(endpoint.clone());
+        endpoint
+    }
+
+    /// Crashed process `q`'s host answers the messages that were on their way to it, as the
+    /// kernel's crash does: each refusal goes back to its sender (through the sender's own
+    /// endpoint).
+    pub fn refuse_in_transit(&self, r: &mut Record<A>, q: ProcessId) {
+        for sent in r.transit.take_to(q) {
+            let Some(back) = self.world.refusal(&r.state, sent.from, q, &sent.msg) else {
+                continue;
+            };
+            if let Some(endpoint) = r.endpoints[sent.from].clone() {
+                self.send_locked(r, &endpoint, q, sent.from, back);
+            }
+        }
+    }
+
     /// Process `p` has bound its endpoint: waits until every process has, so that no
     /// start-up message goes to an address not yet bound.
     pub async fn join_start(&self, p: ProcessId) {
@@ -228,9 +253,24 @@ impl<A: HostedActor> Run<A> {
     /// Puts `msg` from `from` to `to` on madsim's network, with a delay drawn from its link's
     /// set, unless a lossy link loses it.
     pub fn send(&self, endpoint: &Endpoint, from: ProcessId, to: ProcessId, msg: A::Msg) {
+        let mut r = self.lock();
+        self.send_locked(&mut r, endpoint, from, to, msg);
+    }
+
+    /// [`Run::send`] with the record locked. A message to a process that is down goes no
+    /// further: its host's refusal, if any, comes back to `from` (through `from`'s own
+    /// `endpoint`), as the kernel routes it; one to a process that is up is booked in
+    /// transit until its receiver takes it.
+    pub fn send_locked(
+        &self,
+        r: &mut Record<A>,
+        endpoint: &Endpoint,
+        from: ProcessId,
+        to: ProcessId,
+        msg: A::Msg,
+    ) {
         let now = self.now_ms();
         let link = self.world.network.link(from, to);
-        let mut r = self.lock();
         let mut rng = thread_rng();
         let losses_left = self.world.losses_left(&r.state);
         if link.lossy && losses_left && rng.gen_range(0..1000) < self.fault_per_mille {
@@ -244,9 +284,25 @@ impl<A: HostedActor> Run<A> {
             let label = self.world.route_label(from, to, &msg, delay_ms);
             r.choice(now, from, ChoiceKind::Route, label);
         }
+        if self.world.is_cut(&r.state, from, to) {
+            return;
+        }
+        // (A process not started yet is not down: at start-up every process is up before
+        // any message is routed, as in the kernel.)
+        if r.started[to] && !r.state.is_up(to) {
+            if let Some(back) = self.world.refusal(&r.state, from, to, &msg) {
+                self.send_locked(r, endpoint, to, from, back);
+            }
+            return;
+        }
         let seq = r.next_seq[from];
         r.next_seq[from] += 1;
-        drop(r);
+        r.transit.push(Sent {
+            from,
+            to,
+            seq,
+            msg: msg.clone(),
+        });
         let envelope = Envelope {
             from,
             msg,

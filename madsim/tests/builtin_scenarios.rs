@@ -104,6 +104,8 @@ safe! {
     force_release_fenced => "force-release-fenced",
     force_release_with_abort => "force-release-with-abort",
     two_detectors_abort_victim => "two-detectors-abort-victim",
+    redlock_crashed_node_refuses => "redlock-crashed-node-refuses",
+    redisson_stall_within_timeout => "redisson-stall-within-timeout",
 }
 
 breaks! {
@@ -137,6 +139,9 @@ breaks! {
     redis_py_no_timeout_holder_dies => "redis-py-no-timeout-holder-dies" violates "liveness",
     redis_py_renewer_thread_paused_with_its_process => "redis-py-renewer-thread-paused-with-its-process" violates "me-resource",
     redis_py_shared_token_releases_another_thread_s_lock => "redis-py-shared-token-releases-another-thread-s-lock" violates "me-resource",
+    redlock_powered_off_node_silent => "redlock-powered-off-node-silent" violates "no-give-up",
+    node_redlock_crashed_server_queued => "node-redlock-crashed-server-queued" violates "progress",
+    redisson_resent_acquire_counts_twice => "redisson-resent-acquire-counts-twice" violates "no-starvation",
     redisson_wait_longer_than_lease => "redisson-wait-longer-than-lease" violates "me-resource",
     seed_000_redlock_process_pause => "seed-000-redlock-process-pause" violates "me-lock",
     seed_000_redlock_partition => "seed-000-redlock-partition" violates "me-resource",

@@ -121,6 +121,7 @@ pub fn msg(m: &Msg) -> String {
         Msg::Token(t) => format!("token {t}"),
         Msg::AbortRound => "deadlock victim: abort".to_string(),
         Msg::LockObject { key, token } => lock_object_text(key, token.as_deref()),
+        Msg::Refused { .. } => "connection refused".to_string(),
     }
 }
 
@@ -164,6 +165,7 @@ pub fn timer(t: &Timer) -> String {
                 LockTimer::Renew => "renew".to_string(),
                 LockTimer::WaitTtl => "wait over".to_string(),
                 LockTimer::SentinelScan => "ask Sentinel for the master".to_string(),
+                LockTimer::Resend(tag) => format!("send request {tag} again"),
             };
             format!("{what} (lock {lock})")
         }

@@ -14,6 +14,9 @@ pub enum Msg {
     Request { id: u32, command: Command },
     /// A node's reply to request `id`.
     Response { id: u32, reply: Reply },
+    /// The host of a crashed node refused request `id`'s connection (sent by the world on
+    /// the node's behalf, see [`crate::lock::refused`]).
+    Refused { id: u32 },
     /// A message published on a channel this client subscribed to.
     Published { channel: Vec<u8>, message: Vec<u8> },
     /// Master to replica: the writes after `prev_offset`, up to `offset`, of stream `repl_id`.
@@ -185,4 +188,6 @@ pub enum LockTimer {
     WaitTtl,
     /// Redisson asks Sentinel for the master (`scanInterval`).
     SentinelScan,
+    /// Redisson sends request `tag` again (`retryInterval` after its timeout or refusal).
+    Resend(u16),
 }

@@ -163,6 +163,15 @@ impl Actor for Process {
         dispatch!(self, state, |a, s| a.on_timer(s, timer, ctx))
     }
 
+    /// A crashed Redis node's host refuses a client's request; everything else to a crashed
+    /// process (replication, Sentinel's pings, a reply to a crashed client) is lost.
+    fn refusal(&self, msg: &Msg) -> Option<Msg> {
+        match (self, msg) {
+            (Process::Redis(_), Msg::Request { id, .. }) => Some(Msg::Refused { id: *id }),
+            _ => None,
+        }
+    }
+
     fn on_crash(&self, state: &ProcessState, kind: CrashKind) -> Option<ProcessState> {
         match (self, state) {
             (Process::Redis(a), ProcessState::Redis(s)) => {

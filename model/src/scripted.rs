@@ -84,6 +84,11 @@ impl Actor for ScriptedClient {
     ) {
         match msg {
             Msg::Response { id, reply } => state.replies.push((id, reply)),
+            // A crashed node's host refused the connection: the error a client sees.
+            Msg::Refused { id } => {
+                let error = crate::lock::refused::CONNECTION_REFUSED.to_string();
+                state.replies.push((id, crate::redis::Reply::Error(error)))
+            }
             Msg::Published { channel, message } => state.published.push((channel, message)),
             other => panic!("a scripted client does not handle {other:?}"),
         }

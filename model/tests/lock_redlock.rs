@@ -85,14 +85,28 @@ fn without_faults_two_multiplexed_clients_with_random_retries_never_both_believe
     assert!(states > 1_000, "{states} states");
 }
 
-/// Crashes of `n` nodes (the last ones) at time 0, for good.
+/// Crashes of `n` nodes (the last ones) at time 0, for good: power losses, so that they
+/// answer nothing and each try waits out its timeout.
 fn crash_last(world: RedisWorld, n: usize) -> (RedisWorld, Vec<(u64, String)>) {
+    crash_last_with(world, n, CrashKind::PowerLoss)
+}
+
+fn crash_last_with(
+    world: RedisWorld,
+    n: usize,
+    kind: CrashKind,
+) -> (RedisWorld, Vec<(u64, String)>) {
     let crashed = &NODES[NODES.len() - n..];
     let mut envelope = FaultEnvelope::none();
     let mut faults = Vec::new();
     for &node in crashed {
-        envelope = envelope.crash(node, &[CrashKind::Process], &[None], 1);
-        faults.push((0, format!("crash redis-{}, no restart", node + 1)));
+        envelope = envelope.crash(node, &[kind], &[None], 1);
+        let label = format!(
+            "crash redis-{}{}, no restart",
+            node + 1,
+            kind.label_suffix()
+        );
+        faults.push((0, label));
     }
     (world.with_faults(envelope), faults)
 }
@@ -119,6 +133,25 @@ fn a_client_acquires_with_a_majority_when_two_of_five_nodes_are_down() {
     );
     let end = client_state(path.last_state(), CLIENT_1);
     assert_eq!((end.phase, end.gave_up), (ClientPhase::Done, 0));
+}
+
+#[test]
+fn a_client_acquires_sooner_when_the_two_nodes_down_refuse_at_once() {
+    let protocol = Protocol::Redlock(small(Dispatch::Sequential));
+    let world = lock_world(protocol, [job(5, &[20]), no_job()]);
+    let (world, faults) = crash_last_with(world, 2, CrashKind::Process);
+    let path = run_with(&world, &faults, 1_000);
+    // Three answers of 2 ms and two refusals of 1 ms (the way back): elapsed 8, validity
+    // 100 - 8 - 3, to the same deadline T1 + 100 - 3.
+    let holding = first(&path, |s| held(s, CLIENT_1).is_some()).expect("client-1 acquires");
+    assert_eq!(holding.now_ms, 13);
+    assert_eq!(
+        held(holding, CLIENT_1).unwrap().valid_until,
+        Some(Deadline {
+            clock: ClockKind::Monotonic,
+            at_ms: 13 + 89
+        })
+    );
 }
 
 #[test]
@@ -354,7 +387,7 @@ fn two_sites(redlock: Redlock) -> RedisWorld {
     };
     lock_world(Protocol::Redlock(redlock), [job(5, &[20]), no_job()])
         .with_network(network)
-        .with_faults(FaultEnvelope::none().crash(NODES[0], &[CrashKind::Process], &[None], 1))
+        .with_faults(FaultEnvelope::none().crash(NODES[0], &[CrashKind::PowerLoss], &[None], 1))
 }
 
 /// When client-1 first holds the lock, and the validity it computed then.
@@ -390,7 +423,11 @@ fn local_first_decides_on_the_local_quorum_without_waiting_for_the_remote_nodes(
 #[test]
 fn local_first_counts_remote_answers_when_a_local_node_is_down() {
     let local_first = two_sites(small(Dispatch::LocalFirst { local: 3 }));
-    let path = run(&local_first, &[(0, "crash redis-1, no restart")], 1_000);
+    let path = run(
+        &local_first,
+        &[(0, "crash redis-1 with power loss, no restart")],
+        1_000,
+    );
     // redis-1 times out at 105, redis-2 and -3 answer by 109; the remote OKs came at 65.
     assert_eq!(acquired(&path), (109, 1_000 - 104 - 12));
 }

@@ -335,6 +335,8 @@ impl Planner<'_> {
                         .collect(),
                 )),
             },
+            // A crashed server's refusal: the real request never reached a live server.
+            (Some(_), None, Msg::Refused { .. }) => RealAction::Note,
             (Some(_), None, _) | (None, Some(_), _) => {
                 return Err("a message other than a command, its reply or a publication".into())
             }

@@ -69,6 +69,8 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_redis_py_timeout::all())
     .chain(super::builtin_threads::all())
     .chain(super::builtin_redsync_set_nx::all())
+    .chain(super::builtin_refused::all())
+    .chain(super::builtin_redisson_resend::all())
     .collect()
 }
 

@@ -260,6 +260,7 @@ fn failover_world(name: &str, description: &str) -> Scenario {
             fencing_counter: None,
             via_sentinel: true,
             thread_local: true,
+            on_refused: Default::default(),
         };
         client(name, protocol, &[20_000], start)
     };

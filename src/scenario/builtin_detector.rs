@@ -55,6 +55,7 @@ fn protocol(ttl_ms: u64, acquire_timeout_ms: Option<u64>) -> ProtocolSpec {
         fencing_counter: None,
         via_sentinel: false,
         thread_local: true,
+        on_refused: Default::default(),
     }
 }
 

@@ -37,6 +37,7 @@ fn watched_lock() -> ProtocolSpec {
         auto_extension: None,
         belief: Default::default(),
         extend: ExtendRules::REDSYNC,
+        on_refused: Default::default(),
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 1,

@@ -147,6 +147,8 @@ pub fn redisson_late_unlock() -> Scenario {
             request_timeout_ms: 3_000,
             servers: Default::default(),
             fair: None,
+            retry_attempts: 0,
+            retry_interval_ms: 1_500,
         };
         client(name, protocol, &[work_ms], start)
     };

@@ -28,6 +28,8 @@ fn redisson(fair: bool) -> ProtocolSpec {
         fair: fair.then_some(FairSpec {
             thread_wait_ms: FairLock::REDISSON.thread_wait_ms,
         }),
+        retry_attempts: 0,
+        retry_interval_ms: 1_500,
     }
 }
 

@@ -237,6 +237,7 @@ pub(super) fn plain_redlock(ttl_ms: u64, retry_ms: u64) -> ProtocolSpec {
         auto_extension: None,
         belief: Default::default(),
         extend: ExtendRules::REDSYNC,
+        on_refused: Default::default(),
         watchdog: None,
     }
 }
@@ -347,6 +348,7 @@ pub fn redlock_watchdog_counts_extensions() -> Scenario {
         auto_extension: None,
         belief: Default::default(),
         extend: ExtendRules::REDSYNC,
+        on_refused: Default::default(),
         watchdog: Some(WatchdogSpec {
             interval_permille: 300,
             tries: 3,

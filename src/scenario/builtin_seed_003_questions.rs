@@ -21,6 +21,8 @@ fn redisson(lease_ms: Option<u64>, wait_ms: Option<u64>) -> ProtocolSpec {
         request_timeout_ms: 3_000,
         servers: Default::default(),
         fair: None,
+        retry_attempts: 0,
+        retry_interval_ms: 1_500,
     }
 }
 

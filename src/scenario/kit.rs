@@ -107,6 +107,7 @@ pub fn single_node(node: &str, ttl_ms: u64) -> ProtocolSpec {
         fencing_counter: None,
         via_sentinel: false,
         thread_local: true,
+        on_refused: Default::default(),
     }
 }
 

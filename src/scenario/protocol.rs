@@ -11,12 +11,12 @@ pub use redisson_servers::{ServersMode, ServersSpec};
 use super::duration;
 use super::profiles::{LibrarySpec, Table};
 use lockcheck_model::lock::engine::Belief;
-use lockcheck_model::lock::redisson::{FairLock, Generation, Redisson};
+use lockcheck_model::lock::redisson::{FairLock, Generation, Redisson, Retries};
 use lockcheck_model::lock::redlock::{
     AttemptRules, Dispatch, DriftRounding, ExtendRules, Redlock, RenewCount, Watchdog,
 };
 use lockcheck_model::lock::single::{GiveUpCheck, Release, SingleNode};
-use lockcheck_model::lock::ClockKind;
+use lockcheck_model::lock::{ClockKind, OnRefused};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 /// A lock protocol and its parameters: a protocol kind with its fields (`kind =
@@ -71,6 +71,10 @@ pub enum ProtocolSpec {
         /// clients' `lock_object`) share its token.
         #[serde(default = "yes", skip_serializing_if = "is_yes")]
         thread_local: bool,
+        /// A crashed node's refused connection: `fail` (the request fails at once) or
+        /// `wait` (the library queues it; the request waits for its timeout).
+        #[serde(default, skip_serializing_if = "OnRefused::is_fail")]
+        on_refused: OnRefused,
     },
     /// Redlock over several masters: seed 000's sequential attempt (or the Redis
     /// documentation's multiplexed one, or seed 000's local-first optimisation), validity
@@ -131,6 +135,10 @@ pub enum ProtocolSpec {
         /// the default of that profile with `auto_extension`).
         #[serde(default, skip_serializing_if = "is_validity")]
         belief: Belief,
+        /// A crashed node's refused connection: `fail` (that node's try fails at once) or
+        /// `wait` (the library queues it: node-redlock's ioredis).
+        #[serde(default, skip_serializing_if = "OnRefused::is_fail")]
+        on_refused: OnRefused,
     },
     /// Redisson's `RLock`: `lock()` with the watchdog, or an explicit lease; `tryLock` with a
     /// wait time; the watchdog generation (`up_to3_43` stops renewing after one error,
@@ -158,6 +166,17 @@ pub enum ProtocolSpec {
         /// `getFairLock`: waiters queue and are woken in order (`fair = {}`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fair: Option<FairSpec>,
+        /// `retryAttempts`: a script without an answer within `request_timeout_ms` (or
+        /// refused) is written again this many times (0: once; the profiles: Redisson's 3).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        retry_attempts: u8,
+        /// `retryInterval`: the wait before each new write (1.5 s).
+        #[serde(
+            default = "default_retry_interval_ms",
+            skip_serializing_if = "is_default_retry_interval"
+        )]
+        #[serde(deserialize_with = "duration::ms")]
+        retry_interval_ms: u64,
     },
     /// A client library's version, with its defaults and the fields the table overrides.
     #[serde(skip)]
@@ -340,6 +359,15 @@ fn default_generation() -> Generation {
 fn default_redisson_timeout_ms() -> u64 {
     redisson().request_timeout_ms
 }
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+fn default_retry_interval_ms() -> u64 {
+    Retries::REDISSON.interval_ms
+}
+fn is_default_retry_interval(ms: &u64) -> bool {
+    *ms == default_retry_interval_ms()
+}
 fn owner_checked() -> Release {
     single_node().release
 }
@@ -388,6 +416,7 @@ impl ProtocolSpec {
             auto_extension: None,
             extend: r.extend,
             belief: r.belief,
+            on_refused: r.on_refused,
         }
     }
 
@@ -403,6 +432,8 @@ impl ProtocolSpec {
             request_timeout_ms: r.request_timeout_ms,
             servers: ServersSpec::default(),
             fair: None,
+            retry_attempts: r.retries.attempts,
+            retry_interval_ms: default_retry_interval_ms(),
         }
     }
 

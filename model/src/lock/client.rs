@@ -252,6 +252,14 @@ impl Actor for LockClient {
                     self.on_event(state, i, event, ctx);
                 }
             }
+            Msg::Refused { id } => {
+                let (i, tag) = split_request_id(id);
+                let mut io = self.io(ctx, i);
+                let engine = &mut state.engines[i as usize];
+                if let Some(event) = self.protocol.on_refused(engine, from, tag, &mut io) {
+                    self.on_event(state, i, event, ctx);
+                }
+            }
             Msg::Published { channel, message } => {
                 self.to_every_engine(state, ctx, |p, engine, io| {
                     p.on_published(engine, &channel, &message, io)

@@ -418,8 +418,14 @@ impl Actor for Detector {
         msg: Msg,
         ctx: &mut RedisContext,
     ) {
-        if let Msg::Response { id, reply } = msg {
-            self.on_reply(state, split_request_id(id).1, reply, ctx);
+        match msg {
+            Msg::Response { id, reply } => self.on_reply(state, split_request_id(id).1, reply, ctx),
+            // A refused read ends the round at once, as its timeout would.
+            Msg::Refused { .. } if matches!(state.phase, DetectorPhase::Reading { .. }) => {
+                ctx.cancel_timer(Timer::Detector(DetectorTimer::ReadTimeout));
+                state.phase = DetectorPhase::Idle;
+            }
+            _ => {}
         }
     }
 

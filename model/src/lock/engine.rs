@@ -221,6 +221,19 @@ pub trait Engine: Clone + Debug + Hash + Eq {
         io: &mut LockIo,
     ) -> Option<LockEvent>;
 
+    /// `node`'s host refused request `tag`'s connection (the node crashed), and the library
+    /// raises it (`OnRefused::Fail`). The default takes it as an error reply.
+    fn on_refused(
+        &self,
+        state: &mut Self::State,
+        node: ProcessId,
+        tag: u16,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        let error = Reply::Error(super::refused::CONNECTION_REFUSED.into());
+        self.on_reply(state, node, tag, error, io)
+    }
+
     /// One of this engine's timers fired.
     fn on_timer(
         &self,

@@ -3,6 +3,7 @@
 use super::engine::{Belief, Engine, Extension, LockEvent, LockIo};
 use super::redisson::Redisson;
 use super::redlock::Redlock;
+use super::refused::OnRefused;
 use super::single::SingleNode;
 use crate::msg::{LockTimer, Msg};
 use crate::redis::Reply;
@@ -72,6 +73,29 @@ impl Protocol {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         with_engine!(self, state, |e, s| e.on_reply(s, node, tag, reply, io))
+    }
+
+    /// `node` refused request `tag`: the engine's answer, if the library raises it.
+    pub fn on_refused(
+        &self,
+        state: &mut EngineState,
+        node: ProcessId,
+        tag: u16,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        if !self.on_refused_kind().is_fail() {
+            return None;
+        }
+        with_engine!(self, state, |e, s| e.on_refused(s, node, tag, io))
+    }
+
+    /// What the library does with a refused connection.
+    pub fn on_refused_kind(&self) -> OnRefused {
+        match self {
+            Protocol::SingleNode(e) => e.on_refused,
+            Protocol::Redlock(e) => e.on_refused,
+            Protocol::Redisson(_) => OnRefused::Fail,
+        }
     }
 
     pub fn on_timer(

@@ -33,10 +33,13 @@
 
 mod fair;
 mod names;
+mod params;
+mod resend;
 mod servers;
 mod watchdog;
 
 pub use fair::FairLock;
+pub use resend::{Resend, Retries};
 pub use servers::{NoneSynced, ReplicaSync, Servers, NONE_SYNCED};
 
 use super::engine::{Engine, LockEvent, LockIo};
@@ -84,27 +87,9 @@ pub struct Redisson {
     pub servers: Servers,
     /// `getFairLock`: waiters queue and are woken in order (module `fair`).
     pub fair: Option<FairLock>,
-}
-
-impl std::fmt::Debug for Redisson {
-    /// One server prints as before servers could be configured, so those worlds keep
-    /// their model hashes.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("Redisson");
-        d.field("node", &self.node)
-            .field("lease", &self.lease)
-            .field("watchdog_timeout_ms", &self.watchdog_timeout_ms)
-            .field("wait_ms", &self.wait_ms)
-            .field("generation", &self.generation)
-            .field("request_timeout_ms", &self.request_timeout_ms);
-        if self.servers != Servers::Single {
-            d.field("servers", &self.servers);
-        }
-        if let Some(fair) = &self.fair {
-            d.field("fair", fair);
-        }
-        d.finish()
-    }
+    /// `retryAttempts` and `retryInterval`: a command without an answer is written again
+    /// (module `resend`).
+    pub retries: Retries,
 }
 
 /// Where the acquisition, holding or release stands.
@@ -168,6 +153,8 @@ pub struct RedissonState {
     pub failed_renewals: u8,
     /// The sequence number of the next request tag (mod [`TAG_SEQS`]).
     pub seq: u8,
+    /// The requests Redisson may write again (module `resend`).
+    pub resends: Vec<Resend>,
     /// The master requests go to: `node`, or Sentinel's last answer.
     pub master: ProcessId,
     /// `availableSlaves`: the replicas the next `WAIT` asks for.
@@ -207,39 +194,8 @@ impl Redisson {
             request_timeout_ms: 3_000,
             servers: Servers::Single,
             fair: None,
+            retries: Retries::NONE,
         }
-    }
-
-    pub fn with_servers(mut self, servers: Servers) -> Self {
-        self.servers = servers;
-        self
-    }
-
-    /// An explicit lease (no watchdog).
-    pub fn with_lease_ms(mut self, lease_ms: u64) -> Self {
-        self.lease = Lease::Explicit(lease_ms);
-        self
-    }
-
-    /// `tryLock` with this wait time.
-    pub fn with_wait_ms(mut self, wait_ms: u64) -> Self {
-        self.wait_ms = Some(wait_ms);
-        self
-    }
-
-    pub fn with_watchdog_timeout_ms(mut self, timeout_ms: u64) -> Self {
-        self.watchdog_timeout_ms = timeout_ms;
-        self
-    }
-
-    pub fn with_generation(mut self, generation: Generation) -> Self {
-        self.generation = generation;
-        self
-    }
-
-    pub fn with_request_timeout_ms(mut self, timeout_ms: u64) -> Self {
-        self.request_timeout_ms = timeout_ms;
-        self
     }
 
     /// `internalLockLeaseTime`: the lease the scripts set.
@@ -266,7 +222,12 @@ impl Redisson {
                         self.request_timeout_ms.min(left.max(0) as u64)
                     })
             }
-            _ => self.send_script(state, tag, command, io),
+            _ => {
+                if self.resends(kind) {
+                    Self::book(state, tag, &command);
+                }
+                self.send_script(state, tag, command, io)
+            }
         };
         io.set_timer(LockTimer::RequestTimeout(tag), timeout);
         tag
@@ -476,6 +437,7 @@ impl Engine for Redisson {
             watchdog: Watchdog::Off,
             failed_renewals: 0,
             seq: 0,
+            resends: Vec::new(),
             master: self.node,
             replicas: self.servers.sync().map_or(0, |s| s.replicas),
             batch: None,
@@ -510,6 +472,7 @@ impl Engine for Redisson {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         let (tag, reply) = self.batch_answer(state, tag, reply)?;
+        Self::answered(state, tag);
         // A late answer's timeout has fired already: cancelling it is a no-op.
         io.cancel_timer(LockTimer::RequestTimeout(tag));
         self.on_answer(state, tag, Some(reply), io)
@@ -522,9 +485,14 @@ impl Engine for Redisson {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         match timer {
+            LockTimer::RequestTimeout(tag) if self.retry_later(state, tag, io) => None,
             LockTimer::RequestTimeout(tag) => {
                 self.forget_batch(state, tag);
                 self.on_answer(state, tag, None, io)
+            }
+            LockTimer::Resend(tag) => {
+                self.resend(state, tag, io);
+                None
             }
             LockTimer::SentinelScan => {
                 self.scan(io);
@@ -537,6 +505,22 @@ impl Engine for Redisson {
             }
             _ => None,
         }
+    }
+
+    /// A refused connection is retried as a timeout is, else it fails the call at once.
+    fn on_refused(
+        &self,
+        state: &mut RedissonState,
+        node: ProcessId,
+        tag: u16,
+        io: &mut LockIo,
+    ) -> Option<LockEvent> {
+        if self.retry_later(state, tag, io) {
+            io.cancel_timer(LockTimer::RequestTimeout(tag));
+            return None;
+        }
+        let error = Reply::Error(crate::lock::refused::CONNECTION_REFUSED.into());
+        self.on_reply(state, node, tag, error, io)
     }
 
     fn on_published(
@@ -573,6 +557,9 @@ impl Engine for Redisson {
     fn hash_state(&self, state: &RedissonState, now: LocalNow, h: &mut FpHasher) {
         (state.phase, state.permits, state.subscribed, state.watchdog).hash(h);
         (state.failed_renewals, state.seq).hash(h);
+        if !state.resends.is_empty() {
+            state.resends.hash(h);
+        }
         match state.wait_until {
             None => h.write_u8(0),
             Some(until) => {

@@ -80,6 +80,7 @@ pub use sweep::{Kind, NodeSweep, Slot, Tag, TryOutcome};
 pub use watchdog::{RenewCount, Watch, Watchdog};
 
 use super::engine::{Belief, ClockKind, Deadline, Engine, Extension, LockEvent, LockIo};
+use super::refused::OnRefused;
 use crate::msg::LockTimer;
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::{LocalNow, ProcessId};
@@ -133,6 +134,9 @@ pub struct Redlock {
     pub extend: ExtendRules,
     /// What the business code believes: the validity (seed), or until `using()`'s abort.
     pub belief: Belief,
+    /// What the library does when a crashed node refuses the connection (a refused try
+    /// fails at once, as an error, with [`OnRefused::Fail`]).
+    pub on_refused: OnRefused,
 }
 
 impl Redlock {
@@ -156,6 +160,7 @@ impl Redlock {
             auto_extension: None,
             extend: ExtendRules::REDSYNC,
             belief: Belief::Validity,
+            on_refused: OnRefused::Fail,
         }
     }
 
@@ -420,7 +425,10 @@ impl Redlock {
                 self.on_renew_tick(state, io);
                 None
             }
-            LockTimer::RequestTimeout(_) | LockTimer::WaitTtl | LockTimer::SentinelScan => None,
+            LockTimer::RequestTimeout(_)
+            | LockTimer::WaitTtl
+            | LockTimer::SentinelScan
+            | LockTimer::Resend(_) => None,
         }
     }
 }

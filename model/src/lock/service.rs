@@ -193,7 +193,8 @@ impl Actor for LockService {
         ctx: &mut RedisContext,
     ) {
         match msg {
-            Msg::Response { id, .. } if split_request_id(id).0 == SERVICE_LOCK => {}
+            Msg::Response { id, .. } | Msg::Refused { id }
+                if split_request_id(id).0 == SERVICE_LOCK => {}
             Msg::AbortRound => self.run(state, ctx, |c, s, ctx| c.abort(s, ctx)),
             msg => self.run(state, ctx, |c, s, ctx| c.on_message(s, from, msg, ctx)),
         }

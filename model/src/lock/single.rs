@@ -8,6 +8,7 @@
 //! until it releases: there is no validity.
 
 use super::engine::{Engine, Extension, LockEvent, LockIo, OptionalMs};
+use super::refused::OnRefused;
 use crate::msg::{LockTimer, Msg};
 use crate::redis::{Command, LockScript, Reply, Set, SetCondition, SetExpiry};
 use lockcheck_sim::world::ProcessId;
@@ -47,6 +48,8 @@ pub struct SingleNode {
     pub fencing_counter: Option<Vec<u8>>,
     /// Ask this Sentinel for the master before each attempt (else use `node`).
     pub sentinel: Option<ProcessId>,
+    /// What the library does when a crashed node refuses the connection.
+    pub on_refused: OnRefused,
 }
 
 /// As derived, with an optional request timeout written as the always-set one was: the
@@ -66,8 +69,11 @@ impl std::fmt::Debug for SingleNode {
         d.field("max_attempts", &self.max_attempts)
             .field("request_timeout_ms", &OptionalMs(self.request_timeout_ms))
             .field("fencing_counter", &self.fencing_counter)
-            .field("sentinel", &self.sentinel)
-            .finish()
+            .field("sentinel", &self.sentinel);
+        if !self.on_refused.is_fail() {
+            d.field("on_refused", &self.on_refused);
+        }
+        d.finish()
     }
 }
 
@@ -149,7 +155,7 @@ const EXTEND_TAG: u16 = 4;
 impl SingleNode {
     /// A lock on `node` with `ttl_ms`: released with the owner-checked script, retried every
     /// 100 ms without an acquire timeout or attempt limit, a request counting as failed after
-    /// 1 s, no fencing counter, no Sentinel.
+    /// 1 s, no fencing counter, no Sentinel, a refused connection failing the request at once.
     pub fn new(node: ProcessId, ttl_ms: u64) -> Self {
         SingleNode {
             node,
@@ -162,6 +168,7 @@ impl SingleNode {
             request_timeout_ms: Some(1_000),
             fencing_counter: None,
             sentinel: None,
+            on_refused: OnRefused::Fail,
         }
     }
 

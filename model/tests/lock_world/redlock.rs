@@ -30,6 +30,7 @@ pub fn small(dispatch: Dispatch) -> Redlock {
         auto_extension: None,
         extend: ExtendRules::REDSYNC,
         belief: Default::default(),
+        on_refused: Default::default(),
     }
 }
 

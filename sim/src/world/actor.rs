@@ -31,6 +31,16 @@ impl CrashKind {
             CrashKind::PowerLoss => " with power loss",
         }
     }
+
+    /// Whether the host answers for the dead process: after a process crash its OS is up
+    /// and resets the process's connections and refuses new ones (an RST, at once); a
+    /// machine without power answers nothing, so a sender waits for its own timeout.
+    pub fn refuses_connections(self) -> bool {
+        match self {
+            CrashKind::Process => true,
+            CrashKind::PowerLoss => false,
+        }
+    }
 }
 
 /// The fault type of an actor without faults of its own: it has no values, so no such
@@ -170,6 +180,14 @@ pub trait Actor: Debug {
         timer: Self::Timer,
         ctx: &mut Context<Self::Msg, Self::Timer>,
     );
+
+    /// What the host of this process answers to `msg` while the process is down after a
+    /// crash that refuses connections ([`CrashKind::refuses_connections`]): a message back to
+    /// the sender (a refused connection, say), or `None` (the default) to lose `msg` silently.
+    /// The answer travels the link back to the sender like any message.
+    fn refusal(&self, _msg: &Self::Msg) -> Option<Self::Msg> {
+        None
+    }
 
     /// What survives a crash of `kind` (`None`: nothing; the process restarts from scratch).
     fn on_crash(&self, _state: &Self::State, _kind: CrashKind) -> Option<Self::State> {

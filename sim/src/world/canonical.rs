@@ -324,9 +324,11 @@ impl<A: Actor> World<A> {
             Life::Down {
                 survived: Some(s),
                 restart_at_ms,
+                refusing,
             } => actor.rename_state(s, r).map(|s| Life::Down {
                 survived: Some(s),
                 restart_at_ms: *restart_at_ms,
+                refusing: *refusing,
             }),
             Life::Down { survived: None, .. } => None,
         };

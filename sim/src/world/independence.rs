@@ -13,7 +13,9 @@
 //!    messages in flight are kept grouped by link, so either order gives the same state. A
 //!    pause, crash, clock step or fault of its actor's own of another process `q` touches
 //!    only `q` (a crash drops the messages *to* `q`: whether `p` sends to `q` before or after
-//!    the crash, the message is dropped; an actor's own fault sends nothing). Budgets are
+//!    the crash, the message is dropped, or, when `q`'s host refuses connections, answered
+//!    by the same refusal on the link `q -> p`, appended there as any send of `q` would be;
+//!    an actor's own fault sends nothing). Budgets are
 //!    counts: a path that takes a fault outside the set and later one inside took both
 //!    within the budget, in either order. What does not commute is refused below.
 //! 2. **Nothing outside the set can make a new action on `p` enabled at this instant.**

@@ -94,11 +94,26 @@ impl<A: Actor> World<A> {
         proc.life = Life::Down {
             survived: self.processes[p].actor.on_crash(s, kind),
             restart_at_ms,
+            refusing: kind.refuses_connections(),
         };
         proc.paused_until_ms = None;
         proc.timers.clear();
         state.undecided_timers.retain(|t| t.process != p);
-        state.in_flight.retain(|m| m.to != p);
+        self.reset_connections(state, p);
+    }
+
+    /// What was on its way to crashed process `p` is refused by its host, in the order it
+    /// was in flight (or lost, when the host does not answer).
+    fn reset_connections(&self, state: &mut StateOf<A>, p: ProcessId) {
+        let (to_p, others) = std::mem::take(&mut state.in_flight)
+            .into_iter()
+            .partition::<Vec<_>, _>(|m| m.to == p);
+        state.in_flight = others;
+        for m in to_p {
+            if let Some(refusal) = self.refusal_of(state, m.from, p, &m.msg) {
+                self.send_unrouted(state, refusal);
+            }
+        }
         state.unrouted.retain(|m| m.to != p);
     }
 

@@ -328,6 +328,16 @@ impl<A: Actor> Model for World<A> {
         // Anchors are named after the properties, only when there are some: a world without
         // them keeps the hash it always had.
         props.extend(self.anchors.iter().map(|a| a.name.as_str()));
+        // A process crash's host refuses connections (`step.rs`): worlds that can have one
+        // say so, so that a trace saved before refusals existed does not replay on them.
+        let refusing = self
+            .faults
+            .crashes
+            .iter()
+            .any(|c| c.kinds.iter().any(|k| k.refuses_connections()));
+        if refusing {
+            props.push("crashes refuse connections");
+        }
         crate::fingerprint::lane_a(fingerprint_of(&(config, props)))
     }
 

@@ -22,6 +22,9 @@ pub enum Life<S> {
     Down {
         survived: Option<S>,
         restart_at_ms: Option<u64>,
+        /// Its host refuses connections meanwhile (a process crash, not a power loss):
+        /// messages to it come back as the actor's [`super::Actor::refusal`].
+        refusing: bool,
     },
 }
 
@@ -65,6 +68,10 @@ impl<S, T> ProcState<S, T> {
     }
     pub fn is_paused(&self) -> bool {
         self.paused_until_ms.is_some()
+    }
+    /// Down after a crash whose host refuses connections (see [`Life::Down`]).
+    pub fn is_refusing(&self) -> bool {
+        matches!(self.life, Life::Down { refusing: true, .. })
     }
     /// Up and not paused: its handlers may run.
     pub fn is_running(&self) -> bool {
@@ -114,6 +121,7 @@ impl<S, M, T> WorldState<S, M, T> {
                         life: Life::Down {
                             survived: None,
                             restart_at_ms: None,
+                            refusing: false,
                         },
                         paused_until_ms: None,
                         clock_steps_ms: 0,
@@ -325,8 +333,9 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             Life::Down {
                 survived,
                 restart_at_ms,
+                refusing,
             } => {
-                h.write_u8(2);
+                h.write_u8(if *refusing { 3 } else { 2 });
                 if let Some(s) = survived {
                     hash_actor(s, local, &mut h);
                 }

@@ -10,6 +10,13 @@
 //! 3. Faults allowed by the envelope's remaining budget.
 //! 4. `Advance`, only when no event is due now: jump to the earliest future due time, then
 //!    heal partitions, resume paused processes and restart crashed ones that are due.
+//!
+//! A message to a process that is down is lost, unless the process crashed in a way its
+//! host still answers for (a process crash, not a power loss: `CrashKind::refuses_connections`):
+//! then the actor's `refusal` of it goes back to the sender on the reverse link, with that
+//! link's delay (a choice like any other), whether it was sent while the process was down or
+//! was on its way when it crashed (its host resets the connection). So a send to a crashed
+//! process and the crash commute.
 
 use super::action::WorldAction;
 use super::actor::{Actor, Context, ProcessId, TimerEffect};
@@ -241,7 +248,10 @@ impl<A: Actor> World<A> {
             WorldAction::Advance => self.advance(state),
             WorldAction::Route { delay_ms } => {
                 let m = state.unrouted.remove(0);
-                self.route(state, m, *delay_ms);
+                if let Some(back) = self.route(state, m, *delay_ms) {
+                    // Its delay is chosen next, before the other messages still unrouted.
+                    self.send_first(state, back);
+                }
             }
             WorldAction::TimerDuration { after_ms } => {
                 let t = state.undecided_timers.remove(0);
@@ -334,14 +344,71 @@ impl<A: Actor> World<A> {
                 to,
                 msg: Arc::new(msg),
             };
-            let link = self.network.link(p, to);
-            let losses_left = state.faults_used.losses < self.faults.max_losses;
-            if link.is_choice(losses_left) {
-                state.unrouted.push(m);
-            } else {
-                self.route(state, m, link.delays_ms[0]);
-            }
+            self.send_unrouted(state, m);
         }
+    }
+
+    /// Puts `m` on the wire: at once when its link offers no choice, else last among the
+    /// messages whose delay (or loss) is still to be chosen.
+    pub(super) fn send_unrouted(&self, state: &mut StateOf<A>, m: Unrouted<A::Msg>) {
+        let link = self.network.link(m.from, m.to);
+        if link.is_choice(self.losses_left(state)) {
+            state.unrouted.push(m);
+        } else if let Some(back) = self.route(state, m, link.delays_ms[0]) {
+            self.send_unrouted(state, back);
+        }
+    }
+
+    /// As [`World::send_unrouted`], but first among the messages still unrouted.
+    fn send_first(&self, state: &mut StateOf<A>, m: Unrouted<A::Msg>) {
+        let link = self.network.link(m.from, m.to);
+        if link.is_choice(self.losses_left(state)) {
+            state.unrouted.insert(0, m);
+        } else if let Some(back) = self.route(state, m, link.delays_ms[0]) {
+            self.send_unrouted(state, back);
+        }
+    }
+
+    /// The refusal of `msg` as a message from `to` back to `from`, to send now.
+    pub(super) fn refusal_of(
+        &self,
+        state: &StateOf<A>,
+        from: ProcessId,
+        to: ProcessId,
+        msg: &A::Msg,
+    ) -> Option<Unrouted<A::Msg>> {
+        let refusal = self.refusal(state, from, to, msg)?;
+        Some(Unrouted {
+            from: to,
+            to: from,
+            msg: Arc::new(refusal),
+        })
+    }
+
+    /// What the host of crashed process `to` answers `from` for `msg` sent now: the actor's
+    /// [`Actor::refusal`], when the link is not cut and `to`'s crash refuses connections.
+    /// Only a process that is up is answered: a refusal, sent on behalf of a process that is
+    /// down, is never refused in turn. (Drivers that route messages themselves ask it too.)
+    pub fn refusal(
+        &self,
+        state: &StateOf<A>,
+        from: ProcessId,
+        to: ProcessId,
+        msg: &A::Msg,
+    ) -> Option<A::Msg> {
+        let answered = state.procs[to].is_refusing() && state.procs[from].is_up();
+        if !answered || self.is_cut(state, from, to) {
+            return None;
+        }
+        self.processes[to].actor.refusal(msg)
+    }
+
+    /// Whether an active partition cuts the link `from -> to` in `state`.
+    pub fn is_cut(&self, state: &StateOf<A>, from: ProcessId, to: ProcessId) -> bool {
+        state
+            .partitions
+            .iter()
+            .any(|(i, _)| self.faults.partitions[*i].blocks(from, to))
     }
 
     /// Sets (or resets) process `p`'s `timer` to fire after `after_ms` of its monotonic time.
@@ -353,14 +420,19 @@ impl<A: Actor> World<A> {
         timers.insert(at, PendingTimer { due_ms, timer });
     }
 
-    /// Puts a message on the wire with `delay_ms`, unless its receiver is down or its link cut.
-    fn route(&self, state: &mut StateOf<A>, m: Unrouted<A::Msg>, delay_ms: u64) {
-        let cut = state
-            .partitions
-            .iter()
-            .any(|(i, _)| self.faults.partitions[*i].blocks(m.from, m.to));
-        if cut || !state.procs[m.to].is_up() {
-            return;
+    /// Puts a message on the wire with `delay_ms`, unless its link is cut or its receiver is
+    /// down; for a receiver whose host refuses connections, returns the refusal to send back.
+    fn route(
+        &self,
+        state: &mut StateOf<A>,
+        m: Unrouted<A::Msg>,
+        delay_ms: u64,
+    ) -> Option<Unrouted<A::Msg>> {
+        if self.is_cut(state, m.from, m.to) {
+            return None;
+        }
+        if !state.procs[m.to].is_up() {
+            return self.refusal_of(state, m.from, m.to, &m.msg);
         }
         // Messages in flight are kept grouped by link, in send order within a link: only the
         // order within a link means anything, so states that differ only in how independent
@@ -377,6 +449,7 @@ impl<A: Actor> World<A> {
                 due_ms: later(state.now_ms, delay_ms),
             },
         );
+        None
     }
 
     /// Smaller variants of a fault or delay choice, for the shrinker.

@@ -18,6 +18,14 @@
 //!   own `start`, and after a failed one `lock.unlock()` on every server before the retry,
 //!   so a failed attempt gives the lock up while the caller still holds the old `lock`.
 //! - `unlock` is the compare-and-delete script on every server, once.
+//! - A crashed server's refused connection (`on_refused = "wait"`): node-redlock talks
+//!   through ioredis, which keeps a command sent while it reconnects in its offline queue
+//!   (`enableOfflineQueue: true`, `lib/redis/RedisOptions.ts` 166 at ioredis v5.0.0), so the
+//!   attempt waits for that server as for one that never answers. Left out: ioredis gives
+//!   up on a queued command after 20 reconnections (`maxRetriesPerRequest`, 175; the
+//!   delays `Math.min(times * 50, 2000)`, 136-137, add up to 10.5 s) with
+//!   `MaxRetriesPerRequestError` (`event_handler.ts` 208), and sends it once the server is
+//!   back.
 //!
 //! Seen with the real library in the loop (`reproduce --library`, v4.2.0 on ioredis 5.4.1):
 //! the model sends the acquire script as the `SET key value NX PX ttl` it amounts to, which
@@ -28,7 +36,7 @@
 
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};
-use lockcheck_model::lock::ClockKind;
+use lockcheck_model::lock::{ClockKind, OnRefused};
 
 pub const V4: Profile = Profile {
     library: "node-redlock",
@@ -63,5 +71,6 @@ pub(super) fn defaults() -> ProtocolSpec {
         belief: Default::default(),
         extend: ExtendRules::NODE_REDLOCK_4,
         watchdog: None,
+        on_refused: OnRefused::Wait,
     }
 }

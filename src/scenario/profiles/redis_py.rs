@@ -21,6 +21,13 @@
 //! - `release` (248-265): the compare-and-delete script (`LUA_RELEASE_SCRIPT`, 27-34);
 //!   `LockNotOwnedError` when the key is gone or someone else's.
 //! - No request timeout: without `socket_timeout`, a command waits for its answer.
+//! - A crashed node's refused connection fails the request at once (`on_refused = "fail"`):
+//!   `Connection.connect` raises `ConnectionError` on the socket's `OSError`
+//!   (`redis/connection.py` 373-384 at v5.3.1), with no retry by default (`Retry(NoBackoff(),
+//!   0)`, 294-295). From v6.0.0 the client retries it 3 times first
+//!   (`Retry(ExponentialWithJitterBackoff(base=1, cap=10), 3)`, `redis/client.py` 215-216):
+//!   those seconds of backoff are not modelled. `acquire` lets the error out; the model
+//!   takes it as a failed attempt, as for a caller that catches it and calls again.
 //! - `thread_local=True` (`thread_local = true`, the default) keeps the token in
 //!   `threading.local` (`__init__`): only the thread that acquired can release or extend.
 //!   `thread_local=False` keeps it in a `SimpleNamespace` shared by the threads that use
@@ -45,6 +52,7 @@
 //!
 use super::{derives_nothing, Profile, ProtocolSpec};
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
+use lockcheck_model::lock::OnRefused;
 
 pub(crate) const V4_TO_8: Profile = Profile {
     library: "redis-py",
@@ -71,5 +79,6 @@ fn defaults() -> ProtocolSpec {
         fencing_counter: None,
         via_sentinel: false,
         thread_local: true,
+        on_refused: OnRefused::Fail,
     }
 }

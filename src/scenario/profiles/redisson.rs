@@ -15,6 +15,14 @@
 //! entry wrongly (fixed in 3.17.2, 6ca90567c). The 3.44 profile is 3.44.x, where the
 //! renewal error no longer stops the watchdog (597d604a3, `RenewalTask.run`).
 //!
+//! Both profiles write a script again when it gets no answer within `timeout` or its
+//! connection is refused: `retry_attempts = 3`, `retry_interval_ms = 1500` (`BaseConfig`
+//! 55-59 at redisson-3.17.7: `timeout` 3000, `retryAttempts` 3, `retryInterval` 1500;
+//! `RedisExecutor.scheduleResponseTimeout`, 335-391, and `isResendAllowed`, 393-397, which
+//! excludes no `EVAL`; the same in 3.44.0). So a call runs its script up to four times and
+//! fails 16.5 s after its first write when nothing answers; with replicas the batch with
+//! `WAIT` is written once (not modelled).
+//!
 //! With replicas (`servers`), both profiles keep `none_synced = "fail"`: 3.17.7's
 //! `evalWriteAsync` throws "None of slaves were synced" with no clean-up, and 3.44's
 //! `CommandAsyncService.handleNoSync` would unlock but matches the message with `equals`
@@ -22,7 +30,7 @@
 //! does (3.20 to 3.24 and from 3.47 do unlock: `unlock_and_fail`).
 
 use super::{derives_nothing, Profile, ProtocolSpec};
-use lockcheck_model::lock::redisson::Generation;
+use lockcheck_model::lock::redisson::{Generation, Retries};
 
 pub(crate) const V3_17: Profile = Profile {
     library: "redisson",
@@ -66,6 +74,7 @@ fn with_generation(generation: Generation) -> ProtocolSpec {
             wait_ms,
             request_timeout_ms,
             servers,
+            retry_interval_ms,
             ..
         } => ProtocolSpec::Redisson {
             node,
@@ -76,6 +85,8 @@ fn with_generation(generation: Generation) -> ProtocolSpec {
             request_timeout_ms,
             servers,
             fair: None,
+            retry_attempts: Retries::REDISSON.attempts,
+            retry_interval_ms,
         },
         _ => unreachable!("redisson_lock is a Redisson spec"),
     }

@@ -22,13 +22,19 @@
 //!   `touchWithSetNXScript` (`mutex.go` 257-262): where the key is gone it is set again
 //!   with `SET key value PX expiry NX`; give `extend = { sets_nx = true }`.
 //!
+//! - A crashed node's refused connection fails that node's try (`on_refused = "fail"`):
+//!   go-redis retries a dial error (`shouldRetry`, `error.go` 41-54 at v9.7.0: a
+//!   `net.OpError` that is no timeout) 3 times (`MaxRetries`, `options.go` 210-211) after
+//!   8 to 512 ms of backoff (217-223), then returns it; the three backoffs (under 60 ms)
+//!   are not modelled.
+//!
 //! Left out: `WithFailFast` and `WithShufflePools` (off by default), and the lack of a
 //! timeout on the unlock's and the extension's requests (the model's per-node timeout
 //! bounds them too).
 
 use super::{Profile, ProtocolSpec};
 use lockcheck_model::lock::redlock::{AttemptRules, Dispatch, DriftRounding, ExtendRules};
-use lockcheck_model::lock::ClockKind;
+use lockcheck_model::lock::{ClockKind, OnRefused};
 
 /// `NewMutex`'s expiry.
 const EXPIRY_MS: u64 = 8_000;
@@ -65,6 +71,7 @@ fn defaults() -> ProtocolSpec {
         belief: Default::default(),
         extend: ExtendRules::REDSYNC,
         watchdog: None,
+        on_refused: OnRefused::Fail,
     }
 }
 

@@ -5,7 +5,7 @@ use super::{AutoExtensionSpec, ProtocolSpec, WatchdogSpec};
 use crate::scenario::build::{error, positive, Names, ScenarioError};
 use crate::scenario::Scenario;
 use lockcheck_model::lock::engine::Belief;
-use lockcheck_model::lock::redisson::{FairLock, Redisson};
+use lockcheck_model::lock::redisson::{FairLock, Redisson, Retries};
 use lockcheck_model::lock::redlock::{AutoExtension, Redlock, Watchdog};
 use lockcheck_model::lock::single::{GiveUpCheck, SingleNode};
 use lockcheck_model::lock::Protocol;
@@ -94,6 +94,7 @@ impl Builder<'_> {
             auto_extension,
             extend,
             belief,
+            on_refused,
         } = p
         else {
             unreachable!("Builder::build hands Redlock specs only to Builder::redlock")
@@ -118,6 +119,7 @@ impl Builder<'_> {
             .map(|e| self.auto_extension(e, r.ttl_ms, r.watchdog.is_some()))
             .transpose()?;
         r.extend = *extend;
+        r.on_refused = *on_refused;
         if *belief == Belief::UntilAborted && r.auto_extension.is_none() {
             return Err(error(
                 self.at("belief"),
@@ -202,6 +204,8 @@ impl Builder<'_> {
             request_timeout_ms,
             servers,
             fair,
+            retry_attempts,
+            retry_interval_ms,
         } = p
         else {
             unreachable!("Builder::build hands Redisson specs only to Builder::redisson")
@@ -219,6 +223,12 @@ impl Builder<'_> {
         }
         if let Some(wait) = wait_ms {
             r = r.with_wait_ms(*wait);
+        }
+        if *retry_attempts > 0 {
+            r = r.with_retries(Retries {
+                attempts: *retry_attempts,
+                interval_ms: self.positive(*retry_interval_ms, "retry_interval_ms")?,
+            });
         }
         if let Some(fair) = fair {
             r.fair = Some(FairLock {
@@ -264,6 +274,7 @@ impl Builder<'_> {
             fencing_counter,
             via_sentinel,
             thread_local: _,
+            on_refused,
         } = p
         else {
             unreachable!("Builder::build hands single-node specs only to Builder::single_node")
@@ -292,6 +303,7 @@ impl Builder<'_> {
                 .map(|ms| self.positive(ms, "request_timeout_ms"))
                 .transpose()?,
             fencing_counter: fencing_counter.as_ref().map(|k| k.as_bytes().to_vec()),
+            on_refused: *on_refused,
             sentinel: match (via_sentinel, &self.scenario.sentinel) {
                 (false, _) => None,
                 (true, Some(s)) => Some(self.names.id(&s.names()[0], &self.at("via_sentinel"))?),

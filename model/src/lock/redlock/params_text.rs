@@ -41,6 +41,9 @@ impl std::fmt::Debug for Redlock {
         if self.belief != Belief::Validity {
             d.field("belief", &self.belief);
         }
+        if !self.on_refused.is_fail() {
+            d.field("on_refused", &self.on_refused);
+        }
         d.finish()
     }
 }
