@@ -194,8 +194,7 @@ pub struct SentinelSpec {
     /// Sentinels that must see the master down (default: a majority of `count`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<u32>,
-    /// `failover-timeout`: a Sentinel waits twice this long between two elections of its
-    /// own (Redis's default: 3 minutes).
+    /// `failover-timeout`: a Sentinel waits twice this long between its elections (Redis: 3 min).
     #[serde(
         default = "default_failover_timeout_ms",
         skip_serializing_if = "is_default_failover_timeout",
