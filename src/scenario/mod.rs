@@ -62,6 +62,7 @@ use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 use lockcheck_model::lock::ClockKind;
 use lockcheck_model::node::Persistence;
+use lockcheck_sim::world::ResumeOrder;
 use serde::{Deserialize, Serialize};
 
 /// A complete what-if question about a lock.
@@ -457,6 +458,14 @@ pub struct FaultsSpec {
     /// stalls); none: only the budgets above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_per_process: Option<u32>,
+    /// What a paused process runs first when it resumes: any of its overdue timers
+    /// (`"any"`, the default) or the earliest first (`"due"`); see `ResumeOrder`.
+    #[serde(default, skip_serializing_if = "is_any_order")]
+    pub resume_order: ResumeOrder,
+}
+
+fn is_any_order(order: &ResumeOrder) -> bool {
+    *order == ResumeOrder::Any
 }
 
 fn is_zero_ms(ms: &u64) -> bool {
