@@ -68,7 +68,7 @@ impl fmt::Display for ChoiceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ChoiceKind::Event => "event order within an instant",
-            ChoiceKind::ResumeOrder => "overdue timer ahead of an earlier one (resume order)",
+            ChoiceKind::ResumeOrder => "resume order after a pause",
             ChoiceKind::Delay => "message delay",
             ChoiceKind::TimerDuration => "timer duration",
             ChoiceKind::Loss => "message loss",

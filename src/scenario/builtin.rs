@@ -69,6 +69,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_redis_py_timeout::all())
     .chain(super::builtin_threads::all())
     .chain(super::builtin_redsync_set_nx::all())
+    .chain(super::builtin_resume_order::all())
     .collect()
 }
 

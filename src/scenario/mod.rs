@@ -23,6 +23,7 @@ pub(crate) mod builtin_redlock;
 pub(crate) mod builtin_redlock_baseline;
 pub(crate) mod builtin_redsync_set_nx;
 pub(crate) mod builtin_replicas;
+pub(crate) mod builtin_resume_order;
 pub(crate) mod builtin_retries;
 pub(crate) mod builtin_schedules;
 pub(crate) mod builtin_seed_003_questions;
