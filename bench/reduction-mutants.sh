@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 # name @@ file @@ original text @@ mutated text
 mutations=(
   'same-process events treated as independent@@sim/src/world/independence.rs@@self.is_on(state, &enabled[i], p)));@@self.is_on(state, &enabled[i], p)).take(1));'
+  'fingerprint: the choice among overdue timers hidden@@sim/src/world/resume.rs@@n if n >= 2 => n,@@n if n >= 2 => 0,'
   'overdue timers of one process treated as independent@@sim/src/world/independence.rs@@self.action_process(action) == Some(p)@@self.action_process(action) == Some(p) && self.overtaken(_state, action).is_none()'
   'ME-lock declares it sees no client action@@src/oracles.rs@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some())@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some() && false)'
   'digests not checked@@sim/src/explorer/expand.rs@@if abandoned.is_none() && !self.invisible_here(@@if abandoned.is_none() && false && !self.invisible_here('

@@ -34,7 +34,12 @@ fn run(scenario: &Scenario, order: ResumeOrder) -> (u64, String, u64, u64) {
         (None, _) => "safe".to_string(),
     };
     let resume = stats.branching.get(ChoiceKind::ResumeOrder);
-    (stats.unique_states, verdict, resume.choice_points, resume.offered)
+    (
+        stats.unique_states,
+        verdict,
+        resume.choice_points,
+        resume.offered,
+    )
 }
 
 fn main() {
@@ -50,7 +55,11 @@ fn main() {
         let (due, due_verdict, _, _) = run(&scenario, ResumeOrder::Due);
         let (any, any_verdict, points, offered) = run(&scenario, ResumeOrder::Any);
         let growth = any as f64 / due.max(1) as f64;
-        let changed = if due_verdict == any_verdict { "" } else { " **changed**" };
+        let changed = if due_verdict == any_verdict {
+            ""
+        } else {
+            " **changed**"
+        };
         println!(
             "| {} | {due} | {due_verdict} | {any} | {any_verdict}{changed} | {points} | {offered} | {growth:.2}x |",
             scenario.name

@@ -227,9 +227,9 @@ fn the_resume_order_is_searched_counted_and_kept_by_partial_order_reduction() {
 }
 
 /// A timer due exactly at the resume may not overtake, an overdue one may: the fingerprint
-/// tells them apart. Were both "0 ms left", the state where `b` resumes at 32 with `t0` due
-/// then would stand for the one where it resumes at 33 with `t0` overdue, and the order
-/// `t0` before `t1` would be lost.
+/// tells them apart (it counts the timers a process may choose among). Were both only "0 ms
+/// left", the state where `b` resumes at 32 with `t0` due then would stand for the one where
+/// it resumes at 33 with `t0` overdue, and the order `t0` before `t1` would be lost.
 #[test]
 fn a_timer_due_at_the_resume_and_an_overdue_one_are_different_states() {
     let timers = vec![("t0", 32), ("t1", 1)];

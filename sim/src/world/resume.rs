@@ -23,7 +23,7 @@
 
 use super::action::WorldAction;
 use super::actor::Actor;
-use super::state::StateOf;
+use super::state::{ProcState, StateOf};
 use super::World;
 use serde::{Deserialize, Serialize};
 
@@ -55,22 +55,29 @@ impl ResumeOrder {
         }
     }
 
-    /// The lowest time left a timer's part of a fingerprint takes: a timer due now and an
-    /// overdue one behave alike when overdue timers fire in due order (both are due, in the
-    /// same place in the list), so both are 0 left; when they may fire in any order they
-    /// differ (an overdue timer may overtake, one due now may not), so overdue is -1.
-    pub fn overdue_floor_ms(self) -> i64 {
-        match self {
-            ResumeOrder::Any => -1,
-            ResumeOrder::Due => 0,
-        }
-    }
-
     /// The name a scenario file uses.
     pub fn name(self) -> &'static str {
         match self {
             ResumeOrder::Any => "any",
             ResumeOrder::Due => "due",
+        }
+    }
+}
+
+impl<S, T> ProcState<S, T> {
+    /// How many of this process's timers it may choose among now: the overdue ones of a
+    /// running process when there are two or more, 0 when there is no choice. A fingerprint
+    /// takes it beside the timers' times left, which it clamps at 0 (due now and overdue
+    /// alike): where there is no choice, a timer due now and an overdue one behave alike,
+    /// and where there is one, its size is what the clamp hides.
+    pub fn timer_choice(&self, resume: ResumeOrder, now_ms: u64) -> usize {
+        if !self.is_running() {
+            // Every timer due by now will be overdue when it resumes, whatever its due time.
+            return 0;
+        }
+        match resume.firable(self.timers.iter().map(|t| t.due_ms), now_ms) {
+            n if n >= 2 => n,
+            _ => 0,
         }
     }
 }

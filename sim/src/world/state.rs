@@ -277,7 +277,7 @@ pub(super) enum FlightBody<'a, M> {
 impl<S: Hash, T: Hash> ProcState<S, T> {
     /// This process's part of a world fingerprint at true time `now`, every time relative
     /// to it: what its actor hashes of its state, its pause, its clock's offsets from true
-    /// time and its timers (see [`ResumeOrder::overdue_floor_ms`]). A function of the process
+    /// time and its timers (see [`ProcState::timer_choice`]). A function of the process
     /// state, actor, clock, resume order and `now` alone, which is what lets [`Shared`] cache
     /// it.
     pub fn hash_relative<A: Actor<State = S>>(
@@ -351,11 +351,11 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             h.write_u32(clock.phase(now));
         }
         h.write_usize(self.timers.len());
-        let floor_ms = resume.overdue_floor_ms();
         for t in &self.timers {
-            h.write_time_left(left(t.due_ms), floor_ms);
+            h.write_time_left(left(t.due_ms), 0);
             t.timer.hash(&mut h);
         }
+        h.write_usize(self.timer_choice(resume, now));
         h.finish_part()
     }
 }
