@@ -67,9 +67,9 @@ impl ResumeOrder {
 impl<S, T> ProcState<S, T> {
     /// How many of this process's timers it may choose among now: the overdue ones of a
     /// running process when there are two or more, 0 when there is no choice. A fingerprint
-    /// takes it beside the timers' times left, which it clamps at 0 (due now and overdue
-    /// alike): where there is no choice, a timer due now and an overdue one behave alike,
-    /// and where there is one, its size is what the clamp hides.
+    /// takes it, when there is a choice, beside the timers' times left, which it clamps at 0
+    /// (due now and overdue alike): where there is no choice, a timer due now and an overdue
+    /// one behave alike, and where there is one, its size is what the clamp hides.
     pub fn timer_choice(&self, resume: ResumeOrder, now_ms: u64) -> usize {
         if !self.is_running() {
             // Every timer due by now will be overdue when it resumes, whatever its due time.

@@ -355,7 +355,11 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
             h.write_time_left(left(t.due_ms), 0);
             t.timer.hash(&mut h);
         }
-        h.write_usize(self.timer_choice(resume, now));
+        // Only where there is a choice: a part without one is the part it always was.
+        let choice = self.timer_choice(resume, now);
+        if choice > 0 {
+            h.write_usize(choice);
+        }
         h.finish_part()
     }
 }
