@@ -40,6 +40,7 @@ pub mod file;
 mod inert;
 pub mod kit;
 mod oracle;
+mod persistence;
 pub mod profiles;
 mod protocol;
 pub mod set;
@@ -52,6 +53,7 @@ pub mod to_toml;
 pub mod vary;
 
 pub use expected::ExpectedVerdict;
+pub use persistence::PersistenceDe;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
@@ -62,7 +64,6 @@ pub use protocol::{
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 use lockcheck_model::lock::ClockKind;
-use lockcheck_model::node::Persistence;
 use lockcheck_sim::world::ResumeOrder;
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +115,7 @@ pub struct NodeSpec {
     pub name: String,
     #[serde(default)]
     pub replica_of: Option<String>,
-    #[serde(default = "no_persistence")]
+    #[serde(default = "persistence::none")]
     pub persistence: PersistenceDe,
     #[serde(default)]
     pub clock: ClockSpecDe,
@@ -153,29 +154,6 @@ fn default_max_lag_ms() -> u64 {
 
 fn is_default_max_lag(ms: &u64) -> bool {
     *ms == default_max_lag_ms()
-}
-
-/// Persistence, as written in scenarios.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PersistenceDe {
-    None,
-    AofEverysec,
-    AofAlways,
-}
-
-impl From<PersistenceDe> for Persistence {
-    fn from(p: PersistenceDe) -> Self {
-        match p {
-            PersistenceDe::None => Persistence::None,
-            PersistenceDe::AofEverysec => Persistence::AofEverySec,
-            PersistenceDe::AofAlways => Persistence::AofAlways,
-        }
-    }
-}
-
-fn no_persistence() -> PersistenceDe {
-    PersistenceDe::None
 }
 
 /// Sentinel.
@@ -459,14 +437,9 @@ pub struct FaultsSpec {
     /// stalls); none: only the budgets above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_per_process: Option<u32>,
-    /// What a paused process runs first when it resumes: any of its overdue timers
-    /// (`"any"`, the default) or the earliest first (`"due"`); see `ResumeOrder`.
-    #[serde(default, skip_serializing_if = "is_any_order")]
+    /// What a paused process runs first when it resumes (see `ResumeOrder`).
+    #[serde(default, skip_serializing_if = "ResumeOrder::is_any")]
     pub resume_order: ResumeOrder,
-}
-
-fn is_any_order(order: &ResumeOrder) -> bool {
-    *order == ResumeOrder::Any
 }
 
 fn is_zero_ms(ms: &u64) -> bool {

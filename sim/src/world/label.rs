@@ -88,6 +88,14 @@ impl<A: Actor> World<A> {
         }
     }
 
+    /// The label of `Fire` in `state` (see [`World::fire_label`]).
+    fn fire_label_in(&self, state: &StateOf<A>, action: &super::action::ActionOf<A>) -> String {
+        let WorldAction::Fire { process, timer } = action else {
+            unreachable!("a Fire action")
+        };
+        self.fire_label(*process, timer, self.overtaken(state, action))
+    }
+
     pub(crate) fn describe(
         &self,
         state: &StateOf<A>,
@@ -102,9 +110,7 @@ impl<A: Actor> World<A> {
                 name(*to),
                 self.processes[*to].actor.describe_msg(msg)
             ),
-            WorldAction::Fire { process, timer } => {
-                self.fire_label(*process, timer, self.overtaken(state, action))
-            }
+            WorldAction::Fire { .. } => self.fire_label_in(state, action),
             WorldAction::Advance => match self.next_due_ms(state) {
                 Some(t) => advance_label(t),
                 None => "advance (nothing due)".to_string(),

@@ -55,6 +55,11 @@ impl ResumeOrder {
         }
     }
 
+    /// Whether this is the default, [`ResumeOrder::Any`].
+    pub fn is_any(&self) -> bool {
+        *self == ResumeOrder::Any
+    }
+
     /// The name a scenario file uses.
     pub fn name(self) -> &'static str {
         match self {
