@@ -2,7 +2,8 @@
 # Breaks partial-order and symmetry reduction and the value abstraction on purpose, one way at a time, and runs the
 # differential tests (tests/reduction_differential.rs, tests/node_symmetry.rs, tests/key_memo.rs,
 # sim/tests/reduction_proviso.rs, sim/tests/symmetry.rs, sim/tests/dead_values.rs,
-# sim/tests/fault_timing.rs, sim/tests/shared_fate.rs) and the pinned
+# sim/tests/fault_timing.rs, sim/tests/shared_fate.rs,
+# sim/tests/resume_order.rs) and the pinned
 # verdicts (tests/scenario_verdicts.rs) against each broken version: every mutation must be
 # caught. The source is restored after each one (and on Ctrl-C). Not part of CI: each
 # mutation rebuilds and runs the tests optimized but with debug assertions (so the explorer
@@ -17,7 +18,9 @@ cd "$(dirname "$0")/.."
 
 # name @@ file @@ original text @@ mutated text
 mutations=(
-  'same-process events treated as independent@@sim/src/world/independence.rs@@== Some(p)));@@== Some(p)).take(1));'
+  'same-process events treated as independent@@sim/src/world/independence.rs@@self.is_on(state, &enabled[i], p)));@@self.is_on(state, &enabled[i], p)).take(1));'
+  'fingerprint: the choice among overdue timers hidden@@sim/src/world/resume.rs@@n if n >= 2 => n,@@n if n >= 2 => 0,'
+  'overdue timers of one process treated as independent@@sim/src/world/independence.rs@@self.action_process(action) == Some(p)@@self.action_process(action) == Some(p) && self.overtaken(_state, action).is_none()'
   'ME-lock declares it sees no client action@@src/oracles.rs@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some())@@.is_some_and(|p| world.processes[p].actor.lock_client().is_some() && false)'
   'digests not checked@@sim/src/explorer/expand.rs@@if abandoned.is_none() && !self.invisible_here(@@if abandoned.is_none() && false && !self.invisible_here('
   'an anchor opening a window at its own instant not checked@@sim/src/world/independence.rs@@if zero_delay_in || self.anchor_may_open_now(state, p) || self.faults.shares_fate(p) {@@if zero_delay_in || self.faults.shares_fate(p) {'
@@ -68,7 +71,7 @@ PY
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_INCREMENTAL=true \
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
     cargo test --release -p lockcheck-sim --test reduction_proviso --test symmetry --test dead_values --test fault_timing \
-      --test shared_fate &&
+      --test shared_fate --test resume_order &&
       cargo test --release --test reduction_differential --test node_symmetry --test key_memo --test scenario_verdicts
   ) >target/reduction-mutant.log 2>&1; then
     echo "MISSED  $name"

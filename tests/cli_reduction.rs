@@ -112,3 +112,22 @@ fn the_dead_values_line_says_what_was_merged_and_no_dead_values_switches_it_off(
     assert_eq!(none["reductions"]["dead_values"]["status"], "off");
     assert_eq!(asked["verdict"], off["verdict"]);
 }
+
+/// `--stats` counts the states where a resumed process's overdue timer could overtake an
+/// earlier one (`resume_order`), and a world whose overdue timers fire in due order has none.
+#[test]
+fn stats_count_the_resume_order_choices() {
+    let stats = |name: &str, code: i32| {
+        let dir = workdir(&format!("stats-{name}"));
+        let args = ["check", name, "--json", "--stats"];
+        let out = lockcheck_within(&dir, &args, Duration::from_secs(120));
+        assert_eq!(out.code, code, "{}", out.stderr);
+        let j: Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+        j["branching"]["resume_order"].clone()
+    };
+    let any = stats("node-redlock-5-using-write-before-abort", 1);
+    assert!(any["choice_points"].as_u64().unwrap() >= 1, "{any}");
+    assert!(any["offered"].as_u64().unwrap() >= 1, "{any}");
+    let due = stats("node-redlock-5-using-abort-before-write", 0);
+    assert!(due.is_null(), "{due}");
+}

@@ -12,7 +12,7 @@ mod common;
 
 use common::verdicts::{complete, verdicts};
 
-use lockcheck::check::Checked;
+use lockcheck::check::{check_with, Checked, Mode};
 use lockcheck::model::process::ProcessState;
 use lockcheck::oracles::{self, RedisWorld};
 use lockcheck::scenario::file::scenario_from_json;
@@ -235,6 +235,23 @@ fn a_race_decided_by_same_instant_order_can_be_won_by_either_client_with_reducti
                 "{protocol}: {name} is witnessed"
             );
         }
+    }
+}
+
+/// A race the order of a resumed process's overdue timers decides, judged by an oracle that
+/// sees only the account: the routine's write against the overdue extension that aborts its
+/// signal. Partial-order reduction may explore the client's actions alone there, and must
+/// keep both orders (treating its overdue timers as independent loses the violation).
+#[test]
+fn a_race_decided_by_the_resume_order_is_found_with_and_without_reduction() {
+    let scenario = builtin::by_name("node-redlock-5-using-write-before-abort").unwrap();
+    for reductions in [Reductions::none(), Reductions::all()] {
+        let options = lockcheck_sim::Options {
+            reductions,
+            ..scenario.explore.options()
+        };
+        let checked = check_with(&scenario, Mode::Exhaustive, options).unwrap();
+        assert_eq!(checked.violated(), Some("me-resource"), "{reductions:?}");
     }
 }
 

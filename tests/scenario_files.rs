@@ -38,6 +38,7 @@ fn each_scenario_file_answers_as_the_built_in_of_its_name() {
         "node-redlock-5-pause-during-extend",
         "redisson-fair-lock-dead-waiter",
         "node-redlock-5-pause-during-acquire",
+        "node-redlock-5-using-abort-before-write",
     ] {
         assert!(compared.iter().any(|c| c == name), "{name}: {compared:?}");
     }

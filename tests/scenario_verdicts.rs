@@ -33,6 +33,7 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("node-redlock-5-pause-during-acquire", Some("me-resource")),
     ("node-redlock-5-pause-during-extend", Some("me-resource")),
     ("node-redlock-5-tie-never-decided", Some("progress")),
+    ("node-redlock-5-using-abort-before-write", None),
     (
         "node-redlock-5-using-believes-through-pause",
         Some("me-lock"),
@@ -40,6 +41,10 @@ const PINNED: &[(&str, Option<&str>)] = &[
     ("node-redlock-5-using-pause-checked", None),
     ("node-redlock-5-using-pause-unchecked", Some("me-resource")),
     ("node-redlock-5-using-validity-belief", None),
+    (
+        "node-redlock-5-using-write-before-abort",
+        Some("me-resource"),
+    ),
     ("node-redlock-crashed-server-queued", Some("progress")),
     ("node-redlock-wall-clock-step", Some("me-lock")),
     (

@@ -44,7 +44,7 @@ impl<A: HostedActor> Run<A> {
         if let Some(i) = (!faults.is_empty()).then(|| rng.gen_range(0..faults.len())) {
             let fault = faults.swap_remove(i);
             self.inject(&mut r, now, &fault);
-            r.log(now, fault);
+            r.log(now, fault, None);
             r.evaluate(&self.world, now);
         }
         if timed {

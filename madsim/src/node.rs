@@ -9,7 +9,7 @@
 //! sleeps until the next due time or the next arrival. Timers and held messages are the
 //! task's own memory: a madsim kill drops them, as a crash does in the kernel. A madsim
 //! pause stops the task; on resume, everything that fell due meanwhile runs, in an order
-//! chosen like any other.
+//! chosen like any other (overdue timers in due order only when the world says so).
 
 use crate::record::ChoiceKind;
 use crate::run::{Effects, HostedActor, Run};
@@ -38,20 +38,22 @@ impl<A: HostedActor> Local<A> {
         self.timers.len() + self.held.len()
     }
 
-    /// The events of process `p` due at `now`: whether its earliest timer is, and which
-    /// held messages may be delivered.
-    fn due(&self, run: &Run<A>, p: ProcessId, now: u64) -> (bool, Vec<usize>) {
+    /// The events of process `p` due at `now`: how many of its first timers may fire (the
+    /// earliest when due; after a pause, every overdue one unless the world fires them in due
+    /// order), and which held messages may be delivered.
+    fn due(&self, run: &Run<A>, p: ProcessId, now: u64) -> (usize, Vec<usize>) {
         let fifo = |from: ProcessId| run.world.network.link(from, p).fifo;
+        let dues_ms = self.timers.iter().map(|t| t.due_ms);
         (
-            self.timers.first().is_some_and(|t| t.due_ms <= now),
+            run.world.resume_order().firable(dues_ms, now),
             self.held.deliverable(now, fifo),
         )
     }
 
     /// Whether some event of process `p` is due at `now`.
     fn has_due(&self, run: &Run<A>, p: ProcessId, now: u64) -> bool {
-        let (timer_due, messages) = self.due(run, p, now);
-        timer_due || !messages.is_empty()
+        let (timers, messages) = self.due(run, p, now);
+        timers > 0 || !messages.is_empty()
     }
 }
 
@@ -109,8 +111,8 @@ pub(crate) async fn process<A: HostedActor>(run: Arc<Run<A>>, p: ProcessId) {
             madsim::task::yield_now().await;
             continue;
         }
-        if let Some(event) = next_event(&run, p, now, &mut local) {
-            let Some(effects) = run.handle(p, event) else {
+        if let Some((event, label)) = next_event(&run, p, now, &mut local) {
+            let Some(effects) = run.handle(p, event, label) else {
                 return std::future::pending().await;
             };
             apply(&run, p, &endpoint, &mut local, effects);
@@ -160,34 +162,41 @@ fn drop_cut<A: HostedActor>(run: &Run<A>, p: ProcessId, now: u64, local: &mut Lo
     }
 }
 
-/// Takes one event due at `now`: the earliest timer if due, or a deliverable message, chosen
-/// uniformly.
+/// Takes one event due at `now`: a timer that may fire, or a deliverable message, chosen
+/// uniformly; with the kernel's label of a timer fired ahead of an earlier one.
 fn next_event<A: HostedActor>(
     run: &Run<A>,
     p: ProcessId,
     now: u64,
     local: &mut Local<A>,
-) -> Option<ActionOf<A>> {
-    let (timer_due, messages) = local.due(run, p, now);
-    let choices = usize::from(timer_due) + messages.len();
+) -> Option<(ActionOf<A>, Option<String>)> {
+    let (timers, messages) = local.due(run, p, now);
+    let choices = timers + messages.len();
     if choices == 0 {
         return None;
     }
     let k = thread_rng().gen_range(0..choices);
-    if timer_due && k == 0 {
-        let t = local.timers.remove(0);
-        return Some(WorldAction::Fire {
+    if k < timers {
+        let t = local.timers.remove(k);
+        let label = (k > 0).then(|| {
+            let first = &local.timers[0];
+            run.world
+                .fire_label(p, &t.timer, Some((&first.timer, first.due_ms)))
+        });
+        let fire = WorldAction::Fire {
             process: p,
             timer: t.timer,
-        });
+        };
+        return Some((fire, label));
     }
-    let envelope = local.held.take(messages[k - usize::from(timer_due)]);
+    let envelope = local.held.take(messages[k - timers]);
     run.lock().transit.taken(envelope.from, p, envelope.seq);
-    Some(WorldAction::Deliver {
+    let deliver = WorldAction::Deliver {
         from: envelope.from,
         to: p,
         msg: Arc::new(envelope.msg),
-    })
+    };
+    Some((deliver, None))
 }
 
 /// Applies a handler's effects: timers on the process's own clock, then its sends.

@@ -19,8 +19,13 @@ use madsim::net::Endpoint;
 
 /// One entry of a run's timeline.
 pub(crate) enum Recorded<A: Actor> {
-    /// An event or fault, labelled as the kernel labels it.
-    Action { at_ms: u64, action: ActionOf<A> },
+    /// An event or fault, labelled as the kernel labels it: by `label` when the label
+    /// depends on what the driver keeps itself (a timer fired ahead of an earlier one).
+    Action {
+        at_ms: u64,
+        action: ActionOf<A>,
+        label: Option<String>,
+    },
     /// A choice the kernel makes as a step of its own: a message's delay or loss, a timer's
     /// duration. `label` is the kernel's label for it.
     Choice {
@@ -175,8 +180,12 @@ impl<A: Actor> Record<A> {
         self.state.procs[p].is_running()
     }
 
-    pub fn log(&mut self, at_ms: u64, action: ActionOf<A>) {
-        self.timeline.push(Recorded::Action { at_ms, action });
+    pub fn log(&mut self, at_ms: u64, action: ActionOf<A>, label: Option<String>) {
+        self.timeline.push(Recorded::Action {
+            at_ms,
+            action,
+            label,
+        });
     }
 
     pub fn choice(&mut self, at_ms: u64, process: ProcessId, kind: ChoiceKind, label: String) {
@@ -224,11 +233,16 @@ impl<A: Actor> Record<A> {
         self.timeline
             .iter()
             .filter_map(|e| match e {
-                Recorded::Action { at_ms, action } => {
+                Recorded::Action {
+                    at_ms,
+                    action,
+                    label,
+                } => {
                     let fault = if world.is_fault(action) { "FAULT " } else { "" };
+                    let label = label.clone();
                     Some(format!(
                         "t={at_ms:>8} ms  {fault}{}",
-                        world.label(&self.state, action)
+                        label.unwrap_or_else(|| world.label(&self.state, action))
                     ))
                 }
                 Recorded::Choice {
@@ -276,7 +290,9 @@ impl<A: Actor> Record<A> {
                 });
             }
             let label = match e {
-                Recorded::Action { action, .. } => world.label(&self.state, action),
+                Recorded::Action { action, label, .. } => label
+                    .clone()
+                    .unwrap_or_else(|| world.label(&self.state, action)),
                 Recorded::Choice { label, .. } => label.clone(),
                 Recorded::Note { .. } => continue,
             };

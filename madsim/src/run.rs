@@ -223,9 +223,15 @@ impl<A: HostedActor> Run<A> {
         r.ended.is_none()
     }
 
-    /// Runs process `p`'s handler for `event`; returns its effects, or `None` once the run
+    /// Runs process `p`'s handler for `event` (recorded under `label` when the kernel's
+    /// label needs what the node keeps itself); returns its effects, or `None` once the run
     /// has ended.
-    pub fn handle(&self, p: ProcessId, event: ActionOf<A>) -> Option<Effects<A>> {
+    pub fn handle(
+        &self,
+        p: ProcessId,
+        event: ActionOf<A>,
+        label: Option<String>,
+    ) -> Option<Effects<A>> {
         let now = self.now_ms();
         let mut r = self.lock();
         if !self.catch_up(&mut r, now) {
@@ -237,7 +243,7 @@ impl<A: HostedActor> Run<A> {
         );
         debug_assert_eq!(self.world.action_process(&event), Some(p));
         let ctx = self.world.handle_event(&mut r.state, event.clone());
-        r.log(now, event);
+        r.log(now, event, label);
         r.steps += 1;
         r.evaluate(&self.world, now);
         if r.steps >= self.options.max_steps {

@@ -4,7 +4,8 @@
 //!
 //! A state with a single enabled action is no choice at all and is not counted. The kinds
 //! are the model's (`Model::choice_kind`); a world reports the order of events due at one
-//! instant, message delays, timer durations, losses, faults and the advance of time. The
+//! instant, the order of a resumed process's overdue timers, message delays, timer durations,
+//! losses, faults and the advance of time. The
 //! difference between "offered" and "expanded" is what a reduction saved at those states.
 
 use std::fmt;
@@ -14,6 +15,9 @@ use std::fmt;
 pub enum ChoiceKind {
     /// Which of the events due now runs next (delivery or timer order within an instant).
     Event,
+    /// A resumed process's overdue timer fired ahead of an earlier one (see the world's
+    /// `ResumeOrder`): the branching the order of resume adds.
+    ResumeOrder,
     /// Which delay a message gets.
     Delay,
     /// Which duration a timer gets.
@@ -30,8 +34,9 @@ pub enum ChoiceKind {
 
 impl ChoiceKind {
     /// Every kind, in report order.
-    pub const ALL: [ChoiceKind; 7] = [
+    pub const ALL: [ChoiceKind; 8] = [
         ChoiceKind::Event,
+        ChoiceKind::ResumeOrder,
         ChoiceKind::Delay,
         ChoiceKind::TimerDuration,
         ChoiceKind::Loss,
@@ -48,6 +53,7 @@ impl ChoiceKind {
     pub fn key(self) -> &'static str {
         match self {
             ChoiceKind::Event => "event_order",
+            ChoiceKind::ResumeOrder => "resume_order",
             ChoiceKind::Delay => "delay",
             ChoiceKind::TimerDuration => "timer_duration",
             ChoiceKind::Loss => "loss",
@@ -62,6 +68,7 @@ impl fmt::Display for ChoiceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ChoiceKind::Event => "event order within an instant",
+            ChoiceKind::ResumeOrder => "resume order after a pause",
             ChoiceKind::Delay => "message delay",
             ChoiceKind::TimerDuration => "timer duration",
             ChoiceKind::Loss => "message loss",
@@ -86,7 +93,7 @@ pub struct KindCount {
 /// Branching by kind of choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Branching {
-    counts: [KindCount; 7],
+    counts: [KindCount; 8],
 }
 
 impl Branching {
@@ -140,8 +147,8 @@ impl Branching {
 /// What one state offered and what of it was expanded, by kind.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Tally {
-    offered: [u32; 7],
-    expanded: [u32; 7],
+    offered: [u32; 8],
+    expanded: [u32; 8],
 }
 
 impl Tally {

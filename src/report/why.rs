@@ -6,7 +6,8 @@
 //! The events are the steps of the causal slice (`causal.rs`) that did something the
 //! lock's story shows: a fault, a change to a lock key, a node's role, a Sentinel's master
 //! or an account, a belief begun or ended, a failed renewal, a long delay chosen for a
-//! message, and the step where the violation fires. Steps that only carried the story on
+//! message, a resumed process's overdue timer fired ahead of an earlier one (what ran first
+//! after a pause), and the step where the violation fires. Steps that only carried the story on
 //! (a request sent, an answer that changed nothing) are left out. A run of the same event
 //! (a holder's renewals, a client's retries) folds into one line with a count, where it
 //! last happens, unless the list is asked for in full.
@@ -49,6 +50,7 @@ pub fn why(world: &RedisWorld, path: &Path<RedisWorld>, upto: usize) -> Why {
         slice.roots.contains(&k)
             || world.is_fault(&step.action)
             || matches!(step.action, WorldAction::Route { .. })
+            || world.overtaken(&path.states[k], &step.action).is_some()
             || !slice.links[k].changed.is_empty()
             || began_belief(world, path, k)
             || ended_belief(world, path, k)

@@ -98,7 +98,8 @@ impl Scenario {
         let envelope = self.with_shared_fates(envelope, &names)?;
         let world = World::new(self.name.clone(), processes)
             .with_network(self.with_in_process_links(self.network(&names)?, &names)?)
-            .with_faults(envelope);
+            .with_faults(envelope)
+            .with_resume_order(self.faults.resume_order);
         let world = anchors
             .list
             .into_iter()

@@ -71,6 +71,7 @@ pub fn all() -> Vec<Scenario> {
     .chain(super::builtin_redsync_set_nx::all())
     .chain(super::builtin_refused::all())
     .chain(super::builtin_redisson_resend::all())
+    .chain(super::builtin_resume_order::all())
     .collect()
 }
 

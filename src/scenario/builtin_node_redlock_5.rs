@@ -118,7 +118,7 @@ pub fn node_redlock_5_tie_never_decided() -> Scenario {
 /// account is the question (`me-resource`). `checks_signal`: `p1`'s routine checks
 /// `signal.aborted` before it writes. `belief`: what the business code believes (the
 /// profile's `until_aborted` unless given).
-fn using_pause(checks_signal: bool, belief: Option<&str>) -> Scenario {
+pub(super) fn using_pause(checks_signal: bool, belief: Option<&str>) -> Scenario {
     let nodes = ["redis-1", "redis-2", "redis-3"];
     let mut table =
         json!({ "nodes": nodes, "ttl_ms": 5_000, "retry_ms": [200], "auto_extension": {} });

@@ -25,6 +25,7 @@ pub(crate) mod builtin_redlock_baseline;
 pub(crate) mod builtin_redsync_set_nx;
 pub(crate) mod builtin_refused;
 pub(crate) mod builtin_replicas;
+pub(crate) mod builtin_resume_order;
 pub(crate) mod builtin_retries;
 pub(crate) mod builtin_schedules;
 pub(crate) mod builtin_seed_003_questions;
@@ -41,6 +42,7 @@ pub mod file;
 mod inert;
 pub mod kit;
 mod oracle;
+mod persistence;
 pub mod profiles;
 mod protocol;
 pub mod set;
@@ -53,6 +55,7 @@ pub mod to_toml;
 pub mod vary;
 
 pub use expected::ExpectedVerdict;
+pub use persistence::PersistenceDe;
 
 pub use fault_when::FaultWhen;
 pub use oracle::{Oracle, OracleSpec};
@@ -63,7 +66,7 @@ pub use protocol::{
 use lockcheck_model::lock::redisson::Generation;
 use lockcheck_model::lock::single::{GiveUpCheck, Release};
 use lockcheck_model::lock::ClockKind;
-use lockcheck_model::node::Persistence;
+use lockcheck_sim::world::ResumeOrder;
 use serde::{Deserialize, Serialize};
 
 /// A complete what-if question about a lock.
@@ -114,7 +117,7 @@ pub struct NodeSpec {
     pub name: String,
     #[serde(default)]
     pub replica_of: Option<String>,
-    #[serde(default = "no_persistence")]
+    #[serde(default = "persistence::none")]
     pub persistence: PersistenceDe,
     #[serde(default)]
     pub clock: ClockSpecDe,
@@ -153,29 +156,6 @@ fn default_max_lag_ms() -> u64 {
 
 fn is_default_max_lag(ms: &u64) -> bool {
     *ms == default_max_lag_ms()
-}
-
-/// Persistence, as written in scenarios.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PersistenceDe {
-    None,
-    AofEverysec,
-    AofAlways,
-}
-
-impl From<PersistenceDe> for Persistence {
-    fn from(p: PersistenceDe) -> Self {
-        match p {
-            PersistenceDe::None => Persistence::None,
-            PersistenceDe::AofEverysec => Persistence::AofEverySec,
-            PersistenceDe::AofAlways => Persistence::AofAlways,
-        }
-    }
-}
-
-fn no_persistence() -> PersistenceDe {
-    PersistenceDe::None
 }
 
 /// Sentinel.
@@ -458,6 +438,9 @@ pub struct FaultsSpec {
     /// stalls); none: only the budgets above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_per_process: Option<u32>,
+    /// What a paused process runs first when it resumes (see `ResumeOrder`).
+    #[serde(default, skip_serializing_if = "ResumeOrder::is_any")]
+    pub resume_order: ResumeOrder,
 }
 
 fn is_zero_ms(ms: &u64) -> bool {

@@ -314,7 +314,7 @@ impl<M: Model> Prep<'_, M> {
         let mut tally = Tally::default();
         if !matches!(which, Which::Postponed(_)) {
             for action in enabled {
-                tally.offer(self.model.choice_kind(action));
+                tally.offer(self.model.choice_kind(&entry.state, action));
             }
         }
         let instant_ms = if self.coverage {
@@ -346,7 +346,9 @@ impl<M: Model> Prep<'_, M> {
                 }
             }
             let action = &enabled[choice];
-            counts.tally.expand(self.model.choice_kind(action));
+            counts
+                .tally
+                .expand(self.model.choice_kind(&entry.state, action));
             if let Some(state) = self.model.next_state(&entry.state, action) {
                 if self.coverage && self.model.is_fault(action) {
                     self.model

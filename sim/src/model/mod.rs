@@ -139,8 +139,8 @@ pub trait Model: Sized {
         0
     }
 
-    /// What kind of choice `action` is, for the branching statistics.
-    fn choice_kind(&self, _action: &Self::Action) -> ChoiceKind {
+    /// What kind of choice `action`, enabled in `state`, is, for the branching statistics.
+    fn choice_kind(&self, _state: &Self::State, _action: &Self::Action) -> ChoiceKind {
         ChoiceKind::Other
     }
 

@@ -62,7 +62,13 @@ impl<A: Actor> World<A> {
             keyed.extend(group.iter().map(|&p| {
                 let proc = &state.procs[p];
                 let key = proc.cached_hash(now).unwrap_or_else(|| {
-                    proc.hash_relative(&self.actors[p], &self.clocks[p], now, self.wide)
+                    proc.hash_relative(
+                        &self.actors[p],
+                        &self.clocks[p],
+                        self.resume_order,
+                        now,
+                        self.wide,
+                    )
                 });
                 (lanes_in_order(key), p)
             }));

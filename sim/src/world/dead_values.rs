@@ -52,7 +52,13 @@ impl<A: Actor> World<A> {
                 self.live_part(p, i, now)
             } else {
                 p.cached_hash(now).unwrap_or_else(|| {
-                    p.hash_relative(&self.actors[i], &self.clocks[i], now, self.wide)
+                    p.hash_relative(
+                        &self.actors[i],
+                        &self.clocks[i],
+                        self.resume_order,
+                        now,
+                        self.wide,
+                    )
                 })
             };
             h.write_fp(part);
@@ -67,7 +73,8 @@ impl<A: Actor> World<A> {
     pub(super) fn live_part(&self, proc: &ProcOf<A>, i: ProcessId, now: u64) -> Fingerprint {
         let actor = &self.actors[i];
         let linear = actor.time_linear_hash();
-        proc.hash_relative_by(&self.clocks[i], now, self.wide, linear, |s, local, h| {
+        let (clock, resume) = (&self.clocks[i], self.resume_order);
+        proc.hash_relative_by(clock, resume, now, self.wide, linear, |s, local, h| {
             actor.hash_state_without_dead_values(s, local, h)
         })
         .0

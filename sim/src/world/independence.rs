@@ -5,7 +5,9 @@
 //! move while an event is due, since `Advance` is enabled only when nothing is), and events
 //! of different processes commute there. So when process `p` has an event due, the actions
 //! *on* `p` (its due events, and the pauses, crashes, clock steps and faults of its actor's
-//! own that the envelope still allows for it) may be explored alone, postponing everything else, provided that:
+//! own that the envelope still allows for it) may be explored alone, postponing everything else, provided that
+//! (a resumed process's overdue timers, which may fire in any order, are all actions on it:
+//! their order stays a choice inside the set):
 //!
 //! 1. **No action outside the set can change an action in it or be changed by it.** An
 //!    event runs one handler on one process's state and appends messages to its own outgoing
@@ -88,12 +90,12 @@ impl<A: Actor> World<A> {
         for p in 0..self.processes.len() {
             let has_event = enabled.iter().any(|a| {
                 matches!(a, WorldAction::Deliver { .. } | WorldAction::Fire { .. })
-                    && self.action_process(a) == Some(p)
+                    && self.is_on(state, a, p)
             });
             if !has_event || !self.may_go_alone(state, enabled, p, sight) {
                 continue;
             }
-            let on_p = || enabled.iter().filter(|a| self.action_process(a) == Some(p));
+            let on_p = || enabled.iter().filter(|a| self.is_on(state, a, p));
             let rank = (
                 on_p().filter(|a| sight(a) == Sight::Checked).count(),
                 on_p().count(),
@@ -106,9 +108,16 @@ impl<A: Actor> World<A> {
             return false;
         };
         out.clear();
-        out.extend((0..enabled.len()).filter(|&i| self.action_process(&enabled[i]) == Some(p)));
+        out.extend((0..enabled.len()).filter(|&i| self.is_on(state, &enabled[i], p)));
         debug_assert_eq!(out.len(), size);
         true
+    }
+
+    /// Whether `action`, enabled in `state`, is an action on `p`: one of the set that may be
+    /// explored alone. Every timer of `p` that may fire now is one (a resumed process's
+    /// overdue timers fire in any order: they do not commute).
+    fn is_on(&self, _state: &StateOf<A>, action: &Action<A>, p: ProcessId) -> bool {
+        self.action_process(action) == Some(p)
     }
 
     /// Whether the actions on `p` may be explored alone in `state` (conditions 2 to 4).

@@ -1,7 +1,9 @@
 //! Labels: how a world's actions read in traces and timelines.
 //!
 //! Labels are what replay matches, so they name processes and messages, never positions in
-//! internal vectors: `deliver client-1 -> kv: Acquire`, `pause client-1 for 300 ms`.
+//! internal vectors: `deliver client-1 -> kv: Acquire`, `pause client-1 for 300 ms`. A
+//! resumed process's overdue timer fired ahead of an earlier one says which it overtook:
+//! `timer client-1: work done (overdue, ahead of extend due at 1200 ms)`.
 
 use super::action::WorldAction;
 use super::actor::{Actor, ProcessId};
@@ -63,6 +65,37 @@ impl<A: Actor> World<A> {
         }
     }
 
+    /// The label of `Fire`: process `p`'s `timer` fires, ahead of the `overtaken` timer due
+    /// at the given time when it is a resumed process's overdue timer taken out of due order.
+    pub fn fire_label(
+        &self,
+        p: ProcessId,
+        timer: &A::Timer,
+        overtaken: Option<(&A::Timer, u64)>,
+    ) -> String {
+        let actor = &self.processes[p].actor;
+        let fired = format!(
+            "timer {}: {}",
+            self.process_name(p),
+            actor.describe_timer(timer)
+        );
+        match overtaken {
+            Some((earlier, due_ms)) => format!(
+                "{fired} (overdue, ahead of {} due at {due_ms} ms)",
+                actor.describe_timer(earlier)
+            ),
+            None => fired,
+        }
+    }
+
+    /// The label of `Fire` in `state` (see [`World::fire_label`]).
+    fn fire_label_in(&self, state: &StateOf<A>, action: &super::action::ActionOf<A>) -> String {
+        let WorldAction::Fire { process, timer } = action else {
+            unreachable!("a Fire action")
+        };
+        self.fire_label(*process, timer, self.overtaken(state, action))
+    }
+
     pub(crate) fn describe(
         &self,
         state: &StateOf<A>,
@@ -77,11 +110,7 @@ impl<A: Actor> World<A> {
                 name(*to),
                 self.processes[*to].actor.describe_msg(msg)
             ),
-            WorldAction::Fire { process, timer } => format!(
-                "timer {}: {}",
-                name(*process),
-                self.processes[*process].actor.describe_timer(timer)
-            ),
+            WorldAction::Fire { .. } => self.fire_label_in(state, action),
             WorldAction::Advance => match self.next_due_ms(state) {
                 Some(t) => advance_label(t),
                 None => "advance (nothing due)".to_string(),

@@ -4,7 +4,8 @@
 //! due, the only step is `Advance`, which jumps to the earliest due time; everything due at
 //! the same time is enabled together, so their order is a branch point. Each process has
 //! its own clock ([`ClockSpec`]). A paused process runs no handler: messages to it wait in its
-//! buffer and its due timers fire, in order, after it resumes. Faults from the
+//! buffer and its due timers fire after it resumes (in any order, or in due order: see
+//! [`ResumeOrder`]). Faults from the
 //! [`FaultEnvelope`] are enabled at every step while their budget lasts, which is what lets a
 //! pause begin just before a due event (after `Advance`, before the event runs).
 //!
@@ -30,6 +31,7 @@ mod key_memo;
 mod label;
 mod network;
 mod renamed_hash;
+mod resume;
 mod shared;
 mod shared_fate;
 mod state;
@@ -49,6 +51,7 @@ pub use faults::{
 pub use key_memo::KeyMemo;
 pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
+pub use resume::ResumeOrder;
 pub use shared::{time_shifts_verified, verify_time_shifts, Shared};
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 pub use symmetry::{Renaming, SymmetryGroups, SymmetryRequest};
@@ -84,6 +87,8 @@ pub struct World<A: Actor> {
     symmetry: OnceLock<Result<SymmetryGroups, String>>,
     /// Whether fingerprints are built in both lanes ([`World::with_wide_fingerprints`]).
     wide: bool,
+    /// The order a resumed process's overdue timers may fire in ([`World::with_resume_order`]).
+    resume_order: ResumeOrder,
 }
 
 impl<A: Actor + Clone> World<A> {
@@ -103,6 +108,7 @@ impl<A: Actor + Clone> World<A> {
             symmetry_request: SymmetryRequest::default(),
             symmetry: OnceLock::new(),
             wide: false,
+            resume_order: ResumeOrder::default(),
         }
     }
 }
@@ -170,7 +176,7 @@ impl<A: Actor> World<A> {
     /// [`Model::fingerprint`] must always equal.
     pub fn fingerprint_from_scratch(&self, state: &StateOf<A>) -> Fingerprint {
         let mut h = FpHasher::of_width(self.wide);
-        state.hash_from_scratch(&self.actors, &self.clocks, &mut h);
+        state.hash_from_scratch(&self.actors, &self.clocks, self.resume_order, &mut h);
         self.hash_fault_timing(state, &mut h);
         h.finish_wide()
     }
@@ -196,7 +202,7 @@ impl<A: Actor> Model for World<A> {
     fn next_state(&self, state: &Self::State, action: &Self::Action) -> Option<Self::State> {
         let mut next: StateOf<A> = state.clone();
         self.apply(&mut next, action);
-        next.refresh_hashes(&self.actors, &self.clocks, self.wide);
+        next.refresh_hashes(&self.actors, &self.clocks, self.resume_order, self.wide);
         Some(next)
     }
 
@@ -206,7 +212,7 @@ impl<A: Actor> Model for World<A> {
 
     fn fingerprint(&self, state: &Self::State) -> Fingerprint {
         let mut h = FpHasher::of_width(self.wide);
-        state.hash_relative(&self.actors, &self.clocks, &mut h);
+        state.hash_relative(&self.actors, &self.clocks, self.resume_order, &mut h);
         self.hash_fault_timing(state, &mut h);
         h.finish_wide()
     }
@@ -286,8 +292,11 @@ impl<A: Actor> Model for World<A> {
         self.note_rules_of(state, action, used)
     }
 
-    fn choice_kind(&self, action: &Self::Action) -> ChoiceKind {
+    fn choice_kind(&self, state: &Self::State, action: &Self::Action) -> ChoiceKind {
         match action {
+            WorldAction::Fire { .. } if self.overtaken(state, action).is_some() => {
+                ChoiceKind::ResumeOrder
+            }
             WorldAction::Deliver { .. } | WorldAction::Fire { .. } => ChoiceKind::Event,
             WorldAction::Route { .. } => ChoiceKind::Delay,
             WorldAction::TimerDuration { .. } => ChoiceKind::TimerDuration,
@@ -337,6 +346,10 @@ impl<A: Actor> Model for World<A> {
             .any(|c| c.kinds.iter().any(|k| k.refuses_connections()));
         if refusing {
             props.push("crashes refuse connections");
+        }
+        // Likewise the resume order, only when it is not the default.
+        if self.resume_order == ResumeOrder::Due {
+            props.push("resume order: due");
         }
         crate::fingerprint::lane_a(fingerprint_of(&(config, props)))
     }

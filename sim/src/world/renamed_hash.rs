@@ -50,10 +50,22 @@ impl<A: Actor> World<A> {
                 self.live_part(proc, new, now)
             } else if renamed.is_none() && sym.configured_alike(old, new) {
                 kept.cached_hash(now).unwrap_or_else(|| {
-                    kept.hash_relative(&self.actors[new], &self.clocks[new], now, self.wide)
+                    kept.hash_relative(
+                        &self.actors[new],
+                        &self.clocks[new],
+                        self.resume_order,
+                        now,
+                        self.wide,
+                    )
                 })
             } else {
-                proc.hash_relative(&self.actors[new], &self.clocks[new], now, self.wide)
+                proc.hash_relative(
+                    &self.actors[new],
+                    &self.clocks[new],
+                    self.resume_order,
+                    now,
+                    self.wide,
+                )
             };
             h.write_fp(part);
         }

@@ -11,6 +11,7 @@ use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
 use super::key_memo::KeyMemo;
 use super::network::{msg_hash, InFlight, Unrouted};
+use super::resume::ResumeOrder;
 use super::shared::Shared;
 use crate::fingerprint::{lane_a, Fingerprint, FpHasher, TimeShift};
 use std::hash::{Hash, Hasher};
@@ -161,6 +162,7 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         &self,
         actors: &[A],
         clocks: &[ClockSpec],
+        resume: ResumeOrder,
         h: &mut FpHasher,
     ) {
         let now = self.now_ms;
@@ -169,12 +171,12 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
                 Some(cached) => {
                     debug_assert_eq!(
                         cached,
-                        p.hash_relative(&actors[i], &clocks[i], now, h.is_wide()),
+                        p.hash_relative(&actors[i], &clocks[i], resume, now, h.is_wide()),
                         "stale cached fingerprint of process {i}"
                     );
                     cached
                 }
-                None => p.hash_relative(&actors[i], &clocks[i], now, h.is_wide()),
+                None => p.hash_relative(&actors[i], &clocks[i], resume, now, h.is_wide()),
             };
             h.write_fp(part);
         }
@@ -186,10 +188,12 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         &self,
         actors: &[A],
         clocks: &[ClockSpec],
+        resume: ResumeOrder,
         h: &mut FpHasher,
     ) {
         for (i, p) in self.procs.iter().enumerate() {
-            h.write_fp(p.hash_relative(&actors[i], &clocks[i], self.now_ms, h.is_wide()));
+            let part = p.hash_relative(&actors[i], &clocks[i], resume, self.now_ms, h.is_wide());
+            h.write_fp(part);
         }
         self.hash_rest(h);
     }
@@ -201,12 +205,13 @@ impl<S: Hash, M: Hash, T: Hash> WorldState<S, M, T> {
         &mut self,
         actors: &[A],
         clocks: &[ClockSpec],
+        resume: ResumeOrder,
         wide: bool,
     ) {
         let now = self.now_ms;
         for (i, p) in self.procs.iter_mut().enumerate() {
             p.refresh_hash(now, |p| {
-                p.hash_relative_movable(&actors[i], &clocks[i], now, wide)
+                p.hash_relative_movable(&actors[i], &clocks[i], resume, now, wide)
             });
         }
     }
@@ -280,16 +285,19 @@ pub(super) enum FlightBody<'a, M> {
 impl<S: Hash, T: Hash> ProcState<S, T> {
     /// This process's part of a world fingerprint at true time `now`, every time relative
     /// to it: what its actor hashes of its state, its pause, its clock's offsets from true
-    /// time and its timers. A function of the process state, actor, clock and `now` alone,
-    /// which is what lets [`Shared`] cache it.
+    /// time and its timers (see [`ProcState::timer_choice`]). A function of the process
+    /// state, actor, clock, resume order and `now` alone, which is what lets [`Shared`] cache
+    /// it.
     pub fn hash_relative<A: Actor<State = S>>(
         &self,
         actor: &A,
         clock: &ClockSpec,
+        resume: ResumeOrder,
         now: u64,
         wide: bool,
     ) -> Fingerprint {
-        self.hash_relative_movable(actor, clock, now, wide).0
+        self.hash_relative_movable(actor, clock, resume, now, wide)
+            .0
     }
 
     /// [`ProcState::hash_relative`] with how the part moves with time.
@@ -297,10 +305,12 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         &self,
         actor: &A,
         clock: &ClockSpec,
+        resume: ResumeOrder,
         now: u64,
         wide: bool,
     ) -> (Fingerprint, TimeShift) {
-        self.hash_relative_by(clock, now, wide, actor.time_linear_hash(), |s, local, h| {
+        let linear = actor.time_linear_hash();
+        self.hash_relative_by(clock, resume, now, wide, linear, |s, local, h| {
             actor.hash_state(s, local, h)
         })
     }
@@ -313,6 +323,7 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
     pub(super) fn hash_relative_by(
         &self,
         clock: &ClockSpec,
+        resume: ResumeOrder,
         now: u64,
         wide: bool,
         time_linear: bool,
@@ -352,6 +363,11 @@ impl<S: Hash, T: Hash> ProcState<S, T> {
         for t in &self.timers {
             h.write_time_left(left(t.due_ms), 0);
             t.timer.hash(&mut h);
+        }
+        // Only where there is a choice: a part without one is the part it always was.
+        let choice = self.timer_choice(resume, now);
+        if choice > 0 {
+            h.write_usize(choice);
         }
         h.finish_part()
     }

@@ -4,9 +4,10 @@
 //! 1. A freshly sent message whose link offers a choice (several delays, or a possible loss)
 //!    is *unrouted*; while one exists, the only actions are its routing choices. This keeps
 //!    handlers deterministic and makes every delay an explicit, labelled choice.
-//! 2. Events due now: each running process's earliest due timer (timers fire in order), and
-//!    each due message at the head of its FIFO link (or any due message on a reordering
-//!    link) whose receiver is running.
+//! 2. Events due now: each running process's earliest due timer (timers fire in order; a
+//!    resumed process's overdue timers in any order unless the world says otherwise, see
+//!    `resume.rs`), and each due message at the head of its FIFO link (or any due message on
+//!    a reordering link) whose receiver is running.
 //! 3. Faults allowed by the envelope's remaining budget.
 //! 4. `Advance`, only when no event is due now: jump to the earliest future due time, then
 //!    heal partitions, resume paused processes and restart crashed ones that are due.
@@ -41,7 +42,7 @@ impl<A: Actor> World<A> {
         for ctx in contexts {
             self.apply_effects(&mut state, ctx);
         }
-        state.refresh_hashes(&self.actors, &self.clocks, self.wide);
+        state.refresh_hashes(&self.actors, &self.clocks, self.resume_order, self.wide);
         state
     }
 
@@ -82,12 +83,11 @@ impl<A: Actor> World<A> {
             if !proc.is_running() {
                 continue;
             }
-            if let Some(t) = proc.timers.first().filter(|t| t.due_ms <= now) {
-                out.push(WorldAction::Fire {
-                    process: p,
-                    timer: t.timer.clone(),
-                });
-            }
+            let firable = self.firable_timers(state, p);
+            out.extend(proc.timers[..firable].iter().map(|t| WorldAction::Fire {
+                process: p,
+                timer: t.timer.clone(),
+            }));
         }
         debug_assert!(
             state
@@ -278,12 +278,13 @@ impl<A: Actor> World<A> {
     }
 
     fn fire(&self, state: &mut StateOf<A>, p: ProcessId, timer: &A::Timer) {
+        let firable = self.firable_timers(state, p);
         let timers = &mut state.procs[p].timers;
-        assert!(
-            timers.first().is_some_and(|t| &t.timer == timer),
-            "internal bug: firing a timer that is not the earliest"
-        );
-        let timer = timers.remove(0).timer;
+        let at = timers[..firable]
+            .iter()
+            .position(|t| &t.timer == timer)
+            .expect("internal bug: firing a timer that may not fire now");
+        let timer = timers.remove(at).timer;
         let ctx = self.handle_event(state, WorldAction::Fire { process: p, timer });
         self.apply_effects(state, ctx);
     }
