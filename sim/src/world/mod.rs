@@ -32,6 +32,7 @@ mod label;
 mod network;
 mod renamed_hash;
 mod resume;
+mod resume_order;
 mod shared;
 mod shared_fate;
 mod state;
@@ -51,7 +52,7 @@ pub use faults::{
 pub use key_memo::KeyMemo;
 pub use label::advance_label;
 pub use network::{InFlight, LinkSpec, Network, Unrouted};
-pub use resume::ResumeOrder;
+pub use resume_order::ResumeOrder;
 pub use shared::{time_shifts_verified, verify_time_shifts, Shared};
 pub use state::{Life, PendingTimer, ProcState, StateOf, UndecidedTimer, WorldState};
 pub use symmetry::{Renaming, SymmetryGroups, SymmetryRequest};

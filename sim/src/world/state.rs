@@ -11,7 +11,7 @@ use super::fault_timing::FaultTimes;
 use super::faults::FaultsUsed;
 use super::key_memo::KeyMemo;
 use super::network::{msg_hash, InFlight, Unrouted};
-use super::resume::ResumeOrder;
+use super::resume_order::ResumeOrder;
 use super::shared::Shared;
 use crate::fingerprint::{lane_a, Fingerprint, FpHasher, TimeShift};
 use std::hash::{Hash, Hasher};
