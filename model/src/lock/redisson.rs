@@ -472,7 +472,7 @@ impl Engine for Redisson {
         io: &mut LockIo,
     ) -> Option<LockEvent> {
         let (tag, reply) = self.batch_answer(state, tag, reply)?;
-        Self::answered(state, tag);
+        Self::answered(state, tag, io);
         // A late answer's timeout has fired already: cancelling it is a no-op.
         io.cancel_timer(LockTimer::RequestTimeout(tag));
         self.on_answer(state, tag, Some(reply), io)

@@ -73,8 +73,12 @@ impl Redisson {
         });
     }
 
-    /// Request `tag` got its answer: nothing more to write.
-    pub(super) fn answered(state: &mut RedissonState, tag: u16) {
+    /// Request `tag` got its answer: nothing more to write, and a write waiting for its
+    /// interval (a late answer to an earlier write) is not written again.
+    pub(super) fn answered(state: &mut RedissonState, tag: u16, io: &mut LockIo) {
+        if state.resends.iter().any(|r| r.tag == tag && r.waiting) {
+            io.cancel_timer(LockTimer::Resend(tag));
+        }
         state.resends.retain(|r| r.tag != tag);
     }
 
