@@ -118,6 +118,25 @@ pub fn overall(verdicts: Vec<&Verdict>) -> &Verdict {
         .unwrap_or(&Verdict::NotReproduced)
 }
 
+/// What every reproduction checks first: the speed, the server's version, and a plan of
+/// `path` that real processes can play.
+pub(crate) fn checked_plan(
+    world: &RedisWorld,
+    path: &Path<RedisWorld>,
+    options: &RunOptions,
+) -> Result<(String, plan::Plan), ReproduceError> {
+    if !(1.0..=MAX_SPEED).contains(&options.speed) {
+        return Err(ReproduceError::bad_environment(format!(
+            "--speed {} is out of range: 1 to {MAX_SPEED}",
+            options.speed
+        )));
+    }
+    let redis_version = server::version(&options.server.program)?;
+    let plan =
+        plan::plan(world, path).map_err(|u| ReproduceError::bad_environment(u.to_string()))?;
+    Ok((redis_version, plan))
+}
+
 /// Plays `path` of `world` (a counterexample of `property`, or a witness of it when it is a
 /// `sometimes` property; the model's run shows that if `model_happened`) `repeat` times
 /// against real servers.
@@ -129,15 +148,7 @@ pub fn reproduce(
     repeat: usize,
     options: &RunOptions,
 ) -> Result<Reproduction, ReproduceError> {
-    if !(1.0..=MAX_SPEED).contains(&options.speed) {
-        return Err(ReproduceError::bad_environment(format!(
-            "--speed {} is out of range: 1 to {MAX_SPEED}",
-            options.speed
-        )));
-    }
-    let redis_version = server::version(&options.server.program)?;
-    let mut plan =
-        plan::plan(world, path).map_err(|u| ReproduceError::bad_environment(u.to_string()))?;
+    let (redis_version, mut plan) = checked_plan(world, path, options)?;
     let slack = slack::slack(world, path, &mut plan, options.speed);
     let mut runs = Vec::new();
     for _ in 0..repeat.max(1) {

@@ -23,7 +23,7 @@ pub mod tap;
 
 use super::clock::{self, mono_ns, ClockFiles, VirtualClock};
 use super::server::Supervisor;
-use super::{interrupted, plan, server, ReproduceError, RunOptions, MAX_SPEED};
+use super::{interrupted, plan, ReproduceError, RunOptions};
 use crate::oracles::RedisWorld;
 use crate::scenario::Scenario;
 use driver::{Driver, Harness};
@@ -57,15 +57,7 @@ pub fn reproduce(
     repeat: usize,
     options: &RunOptions,
 ) -> Result<LibraryReproduction, ReproduceError> {
-    if !(1.0..=MAX_SPEED).contains(&options.speed) {
-        return Err(ReproduceError::bad_environment(format!(
-            "--speed {} is out of range: 1 to {MAX_SPEED}",
-            options.speed
-        )));
-    }
-    let redis_version = server::version(&options.server.program)?;
-    let plan =
-        plan::plan(world, path).map_err(|u| ReproduceError::bad_environment(u.to_string()))?;
+    let (redis_version, plan) = crate::reproduce::checked_plan(world, path, options)?;
     if let Some(s) = plan.steps.iter().find(|s| !s.action.is_client_side()) {
         return Err(ReproduceError::bad_environment(format!(
             "step {} (`{}`): with --library only the clients' own faults run (pauses, crashes, clock steps of a client)",
